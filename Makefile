@@ -1,0 +1,60 @@
+# HeteroFlow — the README's two commands are `make run` and `make test`.
+# Both install what they need (Go modules, npm packages, Debian packages).
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/heteroflow
+VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# Debian packages used by tests (real Prometheus, Alertmanager, VictoriaMetrics, Chromium).
+DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics
+FUZZTIME ?= 5s
+
+.PHONY: all build web go deps deb-deps web-deps run test test-go test-fuzz test-web bench clean
+
+all: build
+
+## deps: everything a fresh machine needs
+deps: deb-deps web-deps
+	$(GO) mod download
+
+deb-deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+
+web-deps:
+	@if [ -f web/package.json ]; then cd web && ( [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund ); fi
+
+## build: the console (Vite) embedded into the Go binary
+build: web go
+
+web: web-deps
+	@if [ -f web/package.json ]; then cd web && npm run build; fi
+
+go:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/heteroflow
+
+## run: server on embedded defaults + simulated heterogeneous nodes
+run: build
+	./deploy/dev-run.sh
+
+## test: the whole suite (Go incl. PostgreSQL conformance, brief fuzzing, browser tests)
+test: deps build test-go test-fuzz test-web
+
+test-go:
+	$(GO) test -count=1 -timeout 20m ./...
+
+test-fuzz:
+	./deploy/fuzz-all.sh $(FUZZTIME)
+
+test-web:
+	@if [ -f web/package.json ]; then cd web && HETEROFLOW_BIN=$(CURDIR)/$(BIN) npm test; fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin web/dist/assets web/dist/index.html

@@ -1,0 +1,60 @@
+package controlplane
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the control plane's persistence. Implementations: controlplane/sqlite
+// and controlplane/postgres; both pass controlplane/storetest.
+//
+// Every method returns ErrNotFound for a missing row and ErrConflict for a
+// unique-key clash or a failed state guard; other errors are wrapped driver
+// errors (ErrUnavailable when the database cannot be reached).
+type Store interface {
+	// Ping checks the database is reachable (used by /health).
+	Ping(ctx context.Context) error
+	Close() error
+
+	// Users.
+	CreateUser(ctx context.Context, u *User) error // sets ID, CreatedAt, UpdatedAt
+	GetUser(ctx context.Context, id int64) (*User, error)
+	GetUserByName(ctx context.Context, username string) (*User, error)
+	ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) // page, total
+	UpdateUser(ctx context.Context, id int64, upd UserUpdate) (*User, error)
+	DeleteUser(ctx context.Context, id int64) error
+	CountUsers(ctx context.Context) (int, error)
+
+	// Refresh tokens (rotation chains).
+	CreateRefreshToken(ctx context.Context, t *RefreshToken) error
+	GetRefreshTokenByHash(ctx context.Context, hash string) (*RefreshToken, error)
+	// RotateRefreshToken marks old rotated and inserts next in one
+	// transaction; ErrConflict when old was already rotated or revoked.
+	RotateRefreshToken(ctx context.Context, oldID int64, next *RefreshToken) error
+	RevokeRefreshFamily(ctx context.Context, family string, at time.Time) error
+	RevokeUserRefreshTokens(ctx context.Context, userID int64, at time.Time) error
+
+	// API keys.
+	CreateAPIKey(ctx context.Context, k *APIKey) error
+	GetAPIKeyByPrefix(ctx context.Context, prefix string) (*APIKey, error)
+	ListAPIKeys(ctx context.Context, ownerID int64, page Page) ([]*APIKey, int, error) // ownerID 0 = all
+	RevokeAPIKey(ctx context.Context, id int64, at time.Time) error
+	TouchAPIKey(ctx context.Context, id int64, at time.Time) error
+
+	// Tasks. CreateTask stores the task in TaskSubmitted with its first event.
+	CreateTask(ctx context.Context, t *Task) error
+	GetTask(ctx context.Context, id int64) (*Task, error)
+	ListTasks(ctx context.Context, f TaskFilter) ([]*Task, int, error)
+	// TransitionTask applies tr atomically (row update + event insert) and
+	// returns the updated task. ErrConflict if the task is not in tr.From.
+	TransitionTask(ctx context.Context, tr Transition) (*Task, error)
+	ListTaskEvents(ctx context.Context, taskID int64) ([]*TaskEvent, error)
+
+	// Audit log.
+	AppendAudit(ctx context.Context, e *AuditEntry) error
+	ListAudit(ctx context.Context, f AuditFilter) ([]*AuditEntry, int, error)
+
+	// Settings: small runtime key/value configuration (e.g. self-registration).
+	GetSetting(ctx context.Context, key string) (string, error)
+	PutSetting(ctx context.Context, key, value string) error
+}

@@ -1,0 +1,126 @@
+// Package inventory is the normalized device model shared by every vendor
+// parser, the agent's node registration and the scheduler's resource model
+// (see ARCHITECTURE.md, "Resource model").
+//
+// Unknown values are nil pointers, serialised as JSON null — never 0.
+package inventory
+
+// Vendor names accepted everywhere (CLI flags, API, inventory).
+const (
+	VendorNVIDIA    = "nvidia"
+	VendorAMD       = "amd"
+	VendorHygon     = "hygon"
+	VendorAscend    = "ascend"
+	VendorCambricon = "cambricon"
+	VendorKunlunxin = "kunlunxin"
+	VendorMThreads  = "mthreads"
+	VendorBiren     = "biren"
+	VendorIluvatar  = "iluvatar"
+	VendorMetaX     = "metax"
+	VendorEnflame   = "enflame"
+)
+
+// Vendors lists every supported vendor in display order.
+var Vendors = []string{VendorNVIDIA, VendorAMD, VendorHygon, VendorAscend, VendorCambricon,
+	VendorKunlunxin, VendorMThreads, VendorBiren, VendorIluvatar, VendorMetaX, VendorEnflame}
+
+// Snapshot is everything one vendor CLI reported on one node at one time.
+type Snapshot struct {
+	Vendor         string   `json:"vendor"`
+	DriverVersion  *string  `json:"driver_version"`
+	ToolVersion    *string  `json:"tool_version,omitempty"`
+	RuntimeVersion *string  `json:"runtime_version,omitempty"` // CUDA / ROCm / CANN / …
+	Devices        []Device `json:"devices"`
+	// Warnings are per-device or per-field problems that did not stop the
+	// parse (a partial scrape error, not a dead scrape).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Device is one accelerator (for multi-chip cards such as Ascend 310: one
+// logical chip, with Card naming the physical board).
+type Device struct {
+	// Index is the vendor's logical index: the number the device-selection
+	// variable takes (CUDA index, Ascend Chip Logic ID, cnmon Card, …).
+	Index              int         `json:"index"`
+	UUID               *string     `json:"uuid"`
+	Serial             *string     `json:"serial,omitempty"`
+	Model              string      `json:"model"`
+	MemoryTotalMiB     *int64      `json:"memory_total_mib"`
+	MemoryUsedMiB      *int64      `json:"memory_used_mib"`
+	UtilizationPercent *float64    `json:"utilization_percent"`
+	TemperatureCelsius *float64    `json:"temperature_celsius"`
+	PowerWatts         *float64    `json:"power_watts"`
+	PowerLimitWatts    *float64    `json:"power_limit_watts,omitempty"`
+	BusID              *string     `json:"bus_id"` // normalised to 4-hex-digit domain, lower case: 0000:3b:00.0
+	NUMANode           *int        `json:"numa_node,omitempty"`
+	Health             *string     `json:"health"` // "ok", "warning", "critical", or the vendor's word
+	FirmwareVersion    *string     `json:"firmware_version,omitempty"`
+	Card               *int        `json:"card,omitempty"` // physical board (NPU ID) when one card has several chips
+	Chip               *int        `json:"chip,omitempty"`
+	ECCErrors          *int64      `json:"ecc_errors,omitempty"`
+	Partitions         []Partition `json:"partitions"`
+	Links              []Link      `json:"links,omitempty"`
+	Isolation          Isolation   `json:"isolation"`
+}
+
+// Partition is a hardware or driver partition currently present on the
+// device: a MIG instance, a vNPU, an SR-IOV VF / vMLU, a vDCU, an MPC slice.
+type Partition struct {
+	Kind           string  `json:"kind"` // "mig", "vnpu", "vf", "vdcu", "mpc"
+	ID             string  `json:"id"`   // e.g. MIG GI id, VF index
+	UUID           *string `json:"uuid,omitempty"`
+	Profile        *string `json:"profile,omitempty"` // "1g.10gb", "vir03_1c_8g"
+	MemoryTotalMiB *int64  `json:"memory_total_mib,omitempty"`
+	MemoryUsedMiB  *int64  `json:"memory_used_mib,omitempty"`
+	ComputeUnits   *int    `json:"compute_units,omitempty"` // SMs, AICores, CUs
+	Placement      *string `json:"placement,omitempty"`     // MIG "start:size"
+}
+
+// LinkType orders interconnects from fastest to slowest for Topology scoring.
+type LinkType string
+
+const (
+	LinkNVLink  LinkType = "nvlink"
+	LinkHCCS    LinkType = "hccs"
+	LinkMLULink LinkType = "mlulink"
+	LinkXGMI    LinkType = "xgmi"
+	LinkMetaX   LinkType = "metaxlink"
+	LinkPIX     LinkType = "pix"  // same PCIe switch
+	LinkPXB     LinkType = "pxb"  // several PCIe switches
+	LinkPHB     LinkType = "phb"  // same host bridge
+	LinkNode    LinkType = "node" // same NUMA node, across host bridges
+	LinkSys     LinkType = "sys"  // across NUMA nodes (SMP interconnect)
+)
+
+// Link is a connection from this device to another device on the node.
+type Link struct {
+	Peer  int      `json:"peer"` // peer's Index
+	Type  LinkType `json:"type"`
+	Lanes int      `json:"lanes,omitempty"` // NV<n> count, when shown
+}
+
+// Isolation lists what the device's model supports, per QoS tier (see
+// ARCHITECTURE.md): the scheduler never offers a tier the device lacks.
+type Isolation struct {
+	// Hardware partitioning (Gold): "mig", "vnpu", "sriov", "vdcu", "mpc",
+	// or "" when the vendor has none (Gold then takes a whole device).
+	Hardware string `json:"hardware,omitempty"`
+	// Profiles are the hardware partition shapes the model offers.
+	Profiles []PartitionProfile `json:"profiles,omitempty"`
+	// DriverLimits (Silver): "mps", "hami-core", "env-limits", or "".
+	DriverLimits string `json:"driver_limits,omitempty"`
+	// Sharing (Bronze): software time-sharing with memory accounting.
+	Sharing bool `json:"sharing"`
+}
+
+// PartitionProfile is one hardware partition shape, e.g. MIG 3g.40gb on
+// A100-80GB: 3/7 of the compute, 40 GB, placeable at the listed start slots.
+type PartitionProfile struct {
+	Name          string `json:"name"`
+	MemoryMiB     int64  `json:"memory_mib"`
+	ComputeSlices int    `json:"compute_slices"` // out of TotalSlices
+	TotalSlices   int    `json:"total_slices"`
+	Starts        []int  `json:"starts,omitempty"` // legal placement start slots (MIG)
+	Size          int    `json:"size,omitempty"`   // memory slices occupied (MIG placement)
+	MaxCount      int    `json:"max_count"`
+}
