@@ -1,0 +1,206 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/heteroflow/heteroflow/agent/protocol"
+)
+
+// instanceIDRe reads "Successfully created GPU instance ID  1 on GPU  0 …"
+// and "Successfully created compute instance ID  0 on GPU …".
+var instanceIDRe = regexp.MustCompile(`(?i)created (?:GPU|compute) instance ID\s+(\d+)`)
+
+// createMIG creates a GPU instance of d.Profile and a default compute
+// instance in it, then finds the new MIG device's UUID by comparing
+// `nvidia-smi -L` before and after (the create commands do not print it).
+func (iso *Isolator) createMIG(ctx context.Context, p *Prepared, d *protocol.DeviceSlice) error {
+	gpu := strconv.Itoa(d.Index)
+	before, err := iso.listMIG(ctx, d.Index)
+	if err != nil {
+		return err
+	}
+	out, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-cgi", d.Profile)
+	if err != nil {
+		return fmt.Errorf("create MIG instance %s on GPU %s: %w", d.Profile, gpu, err)
+	}
+	gi, err := parseInstanceID(out)
+	if err != nil {
+		return fmt.Errorf("create MIG instance on GPU %s: %w", gpu, err)
+	}
+	p.undo = append(p.undo, func(ctx context.Context) error {
+		_, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-gi", gi, "-dgi")
+		return wrapUndo("destroy MIG GPU instance "+gi+" on GPU "+gpu, err)
+	})
+	out, err = iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-gi", gi, "-cci")
+	if err != nil {
+		return fmt.Errorf("create MIG compute instance in GI %s on GPU %s: %w", gi, gpu, err)
+	}
+	ci, err := parseInstanceID(out)
+	if err != nil {
+		return fmt.Errorf("create MIG compute instance on GPU %s: %w", gpu, err)
+	}
+	p.undo = append(p.undo, func(ctx context.Context) error {
+		_, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-gi", gi, "-ci", ci, "-dci")
+		return wrapUndo("destroy MIG compute instance "+ci+" in GI "+gi+" on GPU "+gpu, err)
+	})
+	after, err := iso.listMIG(ctx, d.Index)
+	if err != nil {
+		return err
+	}
+	for _, u := range after {
+		if !contains(before, u) {
+			d.PartitionUUID, d.PartitionID = u, gi+"/"+ci
+			iso.log().Info("created MIG instance", "gpu", gpu, "profile", d.Profile, "gi", gi, "ci", ci, "uuid", u)
+			return nil
+		}
+	}
+	return fmt.Errorf("MIG instance %s/%s on GPU %s was created but nvidia-smi -L shows no new MIG device", gi, ci, gpu)
+}
+
+func parseInstanceID(out []byte) (string, error) {
+	m := instanceIDRe.FindSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("unexpected output %q", strings.TrimSpace(string(out)))
+	}
+	return string(m[1]), nil
+}
+
+// listMIG returns the MIG UUIDs listed under GPU gpu by `nvidia-smi -L`:
+//
+//	GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-…)
+//	  MIG 1g.5gb      Device  0: (UUID: MIG-…)
+func (iso *Isolator) listMIG(ctx context.Context, gpu int) ([]string, error) {
+	out, err := iso.CLI.Run(ctx, "nvidia-smi", "-L")
+	if err != nil {
+		return nil, fmt.Errorf("list MIG devices: %w", err)
+	}
+	return parseMIGList(out, gpu), nil
+}
+
+func parseMIGList(out []byte, gpu int) []string {
+	var uuids []string
+	cur := -1
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "GPU "); ok {
+			n, _, _ := strings.Cut(rest, ":")
+			if i, err := strconv.Atoi(strings.TrimSpace(n)); err == nil {
+				cur = i
+			}
+			continue
+		}
+		if cur == gpu && strings.HasPrefix(line, "MIG ") {
+			if _, u, ok := strings.Cut(line, "UUID: "); ok {
+				uuids = append(uuids, strings.TrimSuffix(strings.TrimSpace(u), ")"))
+			}
+		}
+	}
+	return uuids
+}
+
+// vNPU ids on a chip are phy*16+100 … phy*16+115 (Ascend virtualisation
+// guide; phy is the chip's physical id, which equals the logical id on
+// one-chip-per-card 910 boards). The agent chooses the id itself so it can
+// destroy exactly that one.
+const vnpuBase, vnpuPerChip = 100, 16
+
+func (iso *Isolator) createVNPU(ctx context.Context, p *Prepared, d *protocol.DeviceSlice) error {
+	card, chip := physicalID(*d), 0
+	if d.Chip != nil {
+		chip = *d.Chip
+	}
+	id, err := iso.reserveVNPU(d.Index)
+	if err != nil {
+		return err
+	}
+	ids, cs, vs := strconv.Itoa(card), strconv.Itoa(chip), strconv.Itoa(id)
+	if _, err := iso.CLI.Run(ctx, "npu-smi", "set", "-t", "create-vnpu", "-i", ids, "-c", cs, "-f", d.Profile, "-v", vs); err != nil {
+		iso.releaseVNPU(id)
+		return fmt.Errorf("create vNPU %s on NPU %s chip %s: %w", d.Profile, ids, cs, err)
+	}
+	p.undo = append(p.undo, func(ctx context.Context) error {
+		_, err := iso.CLI.Run(ctx, "npu-smi", "set", "-t", "destroy-vnpu", "-i", ids, "-c", cs, "-v", vs)
+		if err == nil {
+			iso.releaseVNPU(id)
+		}
+		return wrapUndo("destroy vNPU "+vs, err)
+	})
+	d.PartitionID = vs
+	iso.log().Info("created vNPU", "npu", ids, "chip", cs, "template", d.Profile, "vnpu_id", vs)
+	return nil
+}
+
+func (iso *Isolator) reserveVNPU(logical int) (int, error) {
+	iso.mu.Lock()
+	defer iso.mu.Unlock()
+	if iso.vnpuUsed == nil {
+		iso.vnpuUsed = map[int]bool{}
+	}
+	for id := logical*vnpuPerChip + vnpuBase; id < (logical+1)*vnpuPerChip+vnpuBase; id++ {
+		if !iso.vnpuUsed[id] {
+			iso.vnpuUsed[id] = true
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("no free vNPU id on chip %d", logical)
+}
+
+func (iso *Isolator) releaseVNPU(id int) {
+	iso.mu.Lock()
+	delete(iso.vnpuUsed, id)
+	iso.mu.Unlock()
+}
+
+// vdevRe reads the vDCU id from hy-smi's answer. No public sample of the
+// output exists (smi-samples README §3); the id is taken from the first
+// "vdevice <n>"/"vDCU <n>" mention and the task fails when there is none.
+var vdevRe = regexp.MustCompile(`(?i)v(?:device|dcu)\D{0,12}(\d+)`)
+
+// createVDCU carves one virtual DCU with the slice's compute units and
+// memory: hy-smi virtual -create-vdevices 1 -d IDX -vdevice-compute-units CU
+// -vdevice-memory-size MiB. It is destroyed with -destroy-vdevice.
+func (iso *Isolator) createVDCU(ctx context.Context, p *Prepared, d *protocol.DeviceSlice) error {
+	if d.ComputeUnits <= 0 || d.MemoryMiB <= 0 {
+		return fmt.Errorf("hygon vDCU needs compute_units and memory_mib")
+	}
+	dev := strconv.Itoa(d.Index)
+	out, err := iso.CLI.Run(ctx, "hy-smi", "virtual", "-create-vdevices", "1", "-d", dev,
+		"-vdevice-compute-units", strconv.Itoa(d.ComputeUnits), "-vdevice-memory-size", strconv.Itoa(d.MemoryMiB))
+	if err != nil {
+		return fmt.Errorf("create vDCU on DCU %s: %w", dev, err)
+	}
+	m := vdevRe.FindSubmatch(out)
+	if m == nil {
+		return fmt.Errorf("create vDCU on DCU %s: no vdevice id in %q", dev, strings.TrimSpace(string(out)))
+	}
+	vid := string(m[1])
+	p.undo = append(p.undo, func(ctx context.Context) error {
+		_, err := iso.CLI.Run(ctx, "hy-smi", "virtual", "-destroy-vdevice", vid)
+		return wrapUndo("destroy vDCU "+vid, err)
+	})
+	d.PartitionID = vid
+	return nil
+}
+
+func wrapUndo(what string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,171 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+)
+
+// keyCache holds API keys verified recently so that authenticating a key
+// costs one SHA-256 and a map lookup, not a store read per request.
+type keyCache struct {
+	mu  sync.RWMutex
+	ttl time.Duration
+	now func() time.Time
+	m   map[string]cachedKey // by prefix
+}
+
+type cachedKey struct {
+	key      *controlplane.APIKey
+	owner    *controlplane.User
+	loadedAt time.Time
+}
+
+func newKeyCache(ttl time.Duration, now func() time.Time) *keyCache {
+	return &keyCache{ttl: ttl, now: now, m: map[string]cachedKey{}}
+}
+
+func (c *keyCache) get(prefix string) (cachedKey, bool) {
+	c.mu.RLock()
+	e, ok := c.m[prefix]
+	c.mu.RUnlock()
+	if !ok || c.now().Sub(e.loadedAt) >= c.ttl {
+		return cachedKey{}, false
+	}
+	return e, true
+}
+
+func (c *keyCache) put(prefix string, e cachedKey) {
+	c.mu.Lock()
+	c.m[prefix] = e
+	c.mu.Unlock()
+}
+
+func (c *keyCache) drop(prefix string) {
+	c.mu.Lock()
+	delete(c.m, prefix)
+	c.mu.Unlock()
+}
+
+var errBadKey = fmt.Errorf("%w: invalid API key", controlplane.ErrUnauthenticated)
+
+// Authenticate resolves a bearer credential (access JWT or API key) to a
+// Principal. ip is recorded in the audit entry for API-key use.
+func (s *Service) Authenticate(ctx context.Context, credential, ip string) (*Principal, error) {
+	if LooksLikeAPIKey(credential) {
+		return s.authenticateKey(ctx, credential, ip)
+	}
+	c, err := s.tokens.Verify(credential)
+	if err != nil {
+		return nil, err
+	}
+	id, err := c.UserID()
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{UserID: id, Username: c.Username, Role: c.Role, Tenant: c.Tenant}, nil
+}
+
+func (s *Service) authenticateKey(ctx context.Context, credential, ip string) (*Principal, error) {
+	prefix, secret, ok := ParseAPIKey(credential)
+	if !ok {
+		return nil, errBadKey
+	}
+	e, hit := s.keys.get(prefix)
+	if !hit {
+		k, err := s.store.GetAPIKeyByPrefix(ctx, prefix)
+		if errors.Is(err, controlplane.ErrNotFound) {
+			s.auditKey(ctx, prefix, ip, "failed: unknown key")
+			return nil, errBadKey
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load api key: %w", err)
+		}
+		owner, err := s.store.GetUser(ctx, k.OwnerID)
+		if err != nil && !errors.Is(err, controlplane.ErrNotFound) {
+			return nil, fmt.Errorf("load api key owner: %w", err)
+		}
+		e = cachedKey{key: k, owner: owner, loadedAt: s.cfg.Now()}
+	}
+	now := s.cfg.Now()
+	k := e.key
+	var reason string
+	switch {
+	case !secretMatches(secret, k.SecretHash):
+		reason = "failed: wrong secret"
+	case k.RevokedAt != nil:
+		reason = "failed: revoked"
+	case k.ExpiresAt != nil && !now.Before(*k.ExpiresAt):
+		reason = "failed: expired"
+	case e.owner == nil || e.owner.Status != controlplane.UserActive:
+		reason = "failed: owner missing or inactive"
+	}
+	if reason != "" {
+		s.keys.drop(prefix)
+		s.auditKey(ctx, prefix, ip, reason)
+		return nil, errBadKey
+	}
+	if !hit {
+		// First use since load: audit it and record last use. Hits within
+		// the cache TTL are neither audited nor touched, which keeps key
+		// authentication off the store on the hot path.
+		s.keys.put(prefix, e)
+		s.auditKey(ctx, prefix, ip, "ok")
+		if err := s.store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			s.log.Warn("touch api key", "prefix", prefix, "err", err)
+		}
+	}
+	return &Principal{UserID: k.OwnerID, Username: e.owner.Username, Role: k.Role, Tenant: e.owner.Tenant,
+		APIKeyID: k.ID, APIKeyPrefix: prefix}, nil
+}
+
+func (s *Service) auditKey(ctx context.Context, prefix, ip, result string) {
+	if s.cfg.Audit == nil {
+		return
+	}
+	level := controlplane.LevelInfo
+	if result != "ok" {
+		level = controlplane.LevelWarn
+	}
+	s.cfg.Audit(ctx, &controlplane.AuditEntry{At: s.cfg.Now(), Actor: "apikey:" + prefix,
+		Module: controlplane.ModuleAuth, Level: level, Action: "auth.apikey", Target: "apikey/" + prefix,
+		SourceIP: ip, Result: result})
+}
+
+// CreateAPIKey mints a key for owner with role (at most the owner's own
+// role, see CanGrant). The returned string is the only time the secret exists.
+func (s *Service) CreateAPIKey(ctx context.Context, owner *Principal, name string, role controlplane.Role, nodeID string, expiresAt *time.Time) (string, *controlplane.APIKey, error) {
+	switch {
+	case name == "" || len(name) > 128:
+		return "", nil, controlplane.Invalidf("name must be 1–128 characters")
+	case !role.Valid():
+		return "", nil, controlplane.Invalidf("role must be admin, operator, user, viewer or agent, not %q", role)
+	case !CanGrant(owner.Role, role):
+		return "", nil, fmt.Errorf("%w: a %s cannot create a key with role %s", controlplane.ErrForbidden, owner.Role, role)
+	case expiresAt != nil && !expiresAt.After(s.cfg.Now()):
+		return "", nil, controlplane.Invalidf("expires_at must be in the future")
+	}
+	key, prefix, hash, err := NewAPIKey()
+	if err != nil {
+		return "", nil, err
+	}
+	k := &controlplane.APIKey{Name: name, Prefix: prefix, SecretHash: hash, Role: role, OwnerID: owner.UserID,
+		NodeID: nodeID, ExpiresAt: expiresAt, CreatedAt: s.cfg.Now()}
+	if err := s.store.CreateAPIKey(ctx, k); err != nil {
+		return "", nil, fmt.Errorf("store api key: %w", err)
+	}
+	return key, k, nil
+}
+
+// RevokeAPIKey revokes the key and drops it from this server's cache.
+func (s *Service) RevokeAPIKey(ctx context.Context, k *controlplane.APIKey) error {
+	if err := s.store.RevokeAPIKey(ctx, k.ID, s.cfg.Now()); err != nil {
+		return fmt.Errorf("revoke api key: %w", err)
+	}
+	s.keys.drop(k.Prefix)
+	return nil
+}

@@ -1,0 +1,255 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+)
+
+// Config tunes a Service. Zero fields take the defaults in DefaultConfig.
+type Config struct {
+	AccessTTL   time.Duration // access JWT lifetime
+	RefreshTTL  time.Duration // refresh token lifetime (each rotation starts a new one)
+	SigningKey  []byte        // HS256 key, ≥ 32 bytes
+	Argon2      Argon2Params
+	Policy      PasswordPolicy
+	Lockout     LockoutPolicy
+	LoginLimit  int           // login attempts per IP per LoginWindow
+	LoginWindow time.Duration //
+	// APIKeyCacheTTL bounds how long a verified key is trusted without a
+	// store read; a revoke on another server takes effect within it.
+	APIKeyCacheTTL time.Duration
+	Now            func() time.Time
+	// Audit receives auth events the Service sees first (API-key use).
+	Audit func(ctx context.Context, e *controlplane.AuditEntry)
+}
+
+// DefaultConfig: 15-minute access tokens, 7-day refresh tokens, 10 logins
+// per IP per minute, 5 failures lock the account for 15 minutes.
+func DefaultConfig() Config {
+	return Config{
+		AccessTTL:      15 * time.Minute,
+		RefreshTTL:     7 * 24 * time.Hour,
+		Argon2:         DefaultArgon2,
+		Policy:         DefaultPolicy,
+		Lockout:        DefaultLockout,
+		LoginLimit:     10,
+		LoginWindow:    time.Minute,
+		APIKeyCacheTTL: 30 * time.Second,
+		Now:            time.Now,
+	}
+}
+
+// Service authenticates users and API keys against a Store.
+type Service struct {
+	store   controlplane.Store
+	cfg     Config
+	tokens  *TokenIssuer
+	limiter *RateLimiter
+	keys    *keyCache
+	log     *slog.Logger
+	// dummyHash equalises timing between unknown and known usernames.
+	dummyHash string
+}
+
+// Principal is the authenticated caller of a request.
+type Principal struct {
+	UserID   int64
+	Username string
+	Role     controlplane.Role
+	Tenant   string
+	// APIKeyID/APIKeyPrefix are set when the caller used an API key.
+	APIKeyID     int64
+	APIKeyPrefix string
+}
+
+// Actor is the audit log's name for the principal.
+func (p *Principal) Actor() string {
+	if p == nil {
+		return "anonymous"
+	}
+	if p.APIKeyPrefix != "" {
+		return "apikey:" + p.APIKeyPrefix
+	}
+	return p.Username
+}
+
+// Session is what a login or refresh hands back.
+type Session struct {
+	AccessToken  string
+	RefreshToken string
+	ExpiresAt    time.Time
+	User         *controlplane.User
+}
+
+// ErrRateLimited: too many attempts; RateLimitError carries when to retry.
+var ErrRateLimited = errors.New("too many requests")
+
+// RateLimitError is returned by Login when the caller's IP is over its limit.
+type RateLimitError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("too many login attempts; retry in %s", e.RetryAfter.Round(time.Second))
+}
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// ErrRefreshReuse: a rotated refresh token was presented again; the family
+// has been revoked. It wraps ErrUnauthenticated.
+var ErrRefreshReuse = fmt.Errorf("%w: refresh token reuse detected; all sessions of this login were revoked", controlplane.ErrUnauthenticated)
+
+var errBadLogin = fmt.Errorf("%w: invalid username or password", controlplane.ErrUnauthenticated)
+
+// New builds a Service. cfg.SigningKey is required.
+func New(store controlplane.Store, cfg Config, log *slog.Logger) (*Service, error) {
+	def := DefaultConfig()
+	if cfg.AccessTTL == 0 {
+		cfg.AccessTTL = def.AccessTTL
+	}
+	if cfg.RefreshTTL == 0 {
+		cfg.RefreshTTL = def.RefreshTTL
+	}
+	if cfg.Argon2 == (Argon2Params{}) {
+		cfg.Argon2 = def.Argon2
+	}
+	if cfg.Policy == (PasswordPolicy{}) {
+		cfg.Policy = def.Policy
+	}
+	if cfg.Lockout == (LockoutPolicy{}) {
+		cfg.Lockout = def.Lockout
+	}
+	if cfg.LoginLimit == 0 {
+		cfg.LoginLimit = def.LoginLimit
+	}
+	if cfg.LoginWindow == 0 {
+		cfg.LoginWindow = def.LoginWindow
+	}
+	if cfg.APIKeyCacheTTL == 0 {
+		cfg.APIKeyCacheTTL = def.APIKeyCacheTTL
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	ti, err := NewTokenIssuer(cfg.SigningKey, cfg.AccessTTL, cfg.Now)
+	if err != nil {
+		return nil, err
+	}
+	dummy, err := HashPassword("heteroflow-timing-equaliser", cfg.Argon2)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{
+		store: store, cfg: cfg, tokens: ti, log: log, dummyHash: dummy,
+		limiter: NewRateLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.Now),
+		keys:    newKeyCache(cfg.APIKeyCacheTTL, cfg.Now),
+	}, nil
+}
+
+// Tokens exposes the access-token issuer (tests, the agent API).
+func (s *Service) Tokens() *TokenIssuer { return s.tokens }
+
+// Policy is the password policy in force.
+func (s *Service) Policy() PasswordPolicy { return s.cfg.Policy }
+
+// NewPasswordHash checks password against the policy and hashes it.
+func (s *Service) NewPasswordHash(password, username string) (string, error) {
+	if err := s.cfg.Policy.Check(password, username); err != nil {
+		return "", err
+	}
+	return HashPassword(password, s.cfg.Argon2)
+}
+
+// Login verifies a username and password from ip. Errors: ErrRateLimited,
+// ErrLocked, ErrUnauthenticated (same message for unknown user and wrong
+// password), ErrForbidden (pending or disabled account).
+func (s *Service) Login(ctx context.Context, username, password, ip string) (*Session, error) {
+	if ok, retry := s.limiter.Allow(ip); !ok {
+		return nil, &RateLimitError{RetryAfter: retry}
+	}
+	u, err := s.store.GetUserByName(ctx, username)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		_, _ = VerifyPassword(s.dummyHash, password)
+		return nil, errBadLogin
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load user: %w", err)
+	}
+	now := s.cfg.Now()
+	if u.LockedUntil != nil && now.Before(*u.LockedUntil) {
+		return nil, fmt.Errorf("%w until %s", controlplane.ErrLocked, u.LockedUntil.UTC().Format(time.RFC3339))
+	}
+	ok, err := VerifyPassword(u.PasswordHash, password)
+	if err != nil {
+		return nil, fmt.Errorf("verify password of %s: %w", u.Username, err)
+	}
+	if !ok {
+		return nil, s.recordFailure(ctx, u, now)
+	}
+	switch u.Status {
+	case controlplane.UserActive:
+	case controlplane.UserPending:
+		return nil, fmt.Errorf("%w: account is waiting for administrator approval", controlplane.ErrForbidden)
+	default:
+		return nil, fmt.Errorf("%w: account is disabled", controlplane.ErrForbidden)
+	}
+	if u.FailedLogins != 0 || u.LockedUntil != nil {
+		zero := 0
+		var none *time.Time
+		if u, err = s.store.UpdateUser(ctx, u.ID, controlplane.UserUpdate{FailedLogins: &zero, LockedUntil: &none}); err != nil {
+			return nil, fmt.Errorf("reset failed logins: %w", err)
+		}
+	}
+	return s.startSession(ctx, u, "")
+}
+
+// recordFailure counts a failed password and locks the account when the
+// policy trips; it returns the error Login reports.
+func (s *Service) recordFailure(ctx context.Context, u *controlplane.User, now time.Time) error {
+	n := u.FailedLogins + 1
+	upd := controlplane.UserUpdate{FailedLogins: &n}
+	locked := n >= s.cfg.Lockout.MaxFailures
+	if locked {
+		until := now.Add(s.cfg.Lockout.Duration)
+		p := &until
+		upd.LockedUntil = &p
+		zero := 0
+		upd.FailedLogins = &zero
+	}
+	if _, err := s.store.UpdateUser(ctx, u.ID, upd); err != nil {
+		return fmt.Errorf("record failed login: %w", err)
+	}
+	if locked {
+		return fmt.Errorf("%w after %d failed logins; try again in %s", controlplane.ErrLocked,
+			s.cfg.Lockout.MaxFailures, s.cfg.Lockout.Duration)
+	}
+	return errBadLogin
+}
+
+// startSession issues an access token and a refresh token; family "" starts a new chain.
+func (s *Service) startSession(ctx context.Context, u *controlplane.User, family string) (*Session, error) {
+	access, exp, err := s.tokens.Issue(u)
+	if err != nil {
+		return nil, err
+	}
+	rt, hash, err := NewRefreshToken()
+	if err != nil {
+		return nil, err
+	}
+	if family == "" {
+		if family, err = randomToken(16); err != nil {
+			return nil, err
+		}
+	}
+	now := s.cfg.Now()
+	t := &controlplane.RefreshToken{UserID: u.ID, Family: family, TokenHash: hash, ExpiresAt: now.Add(s.cfg.RefreshTTL), CreatedAt: now}
+	if err := s.store.CreateRefreshToken(ctx, t); err != nil {
+		return nil, fmt.Errorf("store refresh token: %w", err)
+	}
+	return &Session{AccessToken: access, RefreshToken: rt, ExpiresAt: exp, User: u}, nil
+}

@@ -1,0 +1,176 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
+)
+
+// Access says who may call a route: everyone (Public), any authenticated
+// caller (Authenticated), or holders of a permission from auth's table.
+type Access struct {
+	Public        bool
+	Authenticated bool
+	Perm          auth.Permission
+}
+
+// Public routes need no credentials.
+var Public = Access{Public: true}
+
+// Authenticated routes need any valid credential.
+var Authenticated = Access{Authenticated: true}
+
+// Perm requires res:act from the permission table; it panics on a pair the
+// table does not know, because that is a programming error that would
+// otherwise silently deny everyone.
+func Perm(res auth.Resource, act auth.Action) Access {
+	if !auth.Known(res, act) {
+		panic(fmt.Sprintf("httpapi: permission %s:%s is not in the auth permission table", res, act))
+	}
+	return Access{Perm: auth.Permission{Resource: res, Action: act}}
+}
+
+// String is used in route listings and docs.
+func (a Access) String() string {
+	switch {
+	case a.Public:
+		return "public"
+	case a.Authenticated:
+		return "authenticated"
+	}
+	return string(a.Perm.Resource) + ":" + string(a.Perm.Action)
+}
+
+// Allows reports whether role passes this access rule (for anonymous callers use Public).
+func (a Access) Allows(role controlplane.Role) bool {
+	return a.Public || a.Authenticated || auth.Allowed(role, a.Perm.Resource, a.Perm.Action)
+}
+
+// check returns nil when the request's principal passes acc; otherwise
+// ErrUnauthenticated (no or bad credentials) or ErrForbidden.
+func check(ctx context.Context, acc Access) error {
+	if acc.Public {
+		return nil
+	}
+	p := PrincipalFrom(ctx)
+	if p == nil {
+		if err := authErrFrom(ctx); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: authentication required", controlplane.ErrUnauthenticated)
+	}
+	if acc.Authenticated || auth.Allowed(p.Role, acc.Perm.Resource, acc.Perm.Action) {
+		return nil
+	}
+	return fmt.Errorf("%w: role %s may not %s %s", controlplane.ErrForbidden, p.Role, acc.Perm.Action, acc.Perm.Resource)
+}
+
+// credential extracts a bearer token or API key from the request.
+func credential(r *http.Request) string {
+	if k := r.Header.Get("X-API-Key"); k != "" {
+		return k
+	}
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// authenticate resolves credentials into the context. Bad credentials do
+// not fail here: public routes (login) must still work with a stale token,
+// so the failure is kept and reported by the access check of protected routes.
+func (a *API) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cred := credential(r)
+		if cred == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		p, err := a.auth.Authenticate(r.Context(), cred, ClientIP(r.Context()))
+		ctx := r.Context()
+		if err != nil {
+			ctx = context.WithValue(ctx, keyAuthErr, err)
+		} else {
+			ctx = context.WithValue(ctx, keyPrincipal, p)
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// Require is the permission middleware for plain chi routes that other
+// subsystems mount (see the package doc).
+func (a *API) Require(acc Access) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := check(r.Context(), acc); err != nil {
+				WriteError(w, r, a.log, err)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func mutating(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// auditMutations records one audit entry for every mutating request,
+// whatever its outcome (ok, denied, failed), after the response is written.
+func (a *API) auditMutations(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !mutating(r.Method) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		note := &auditNote{module: controlplane.ModuleAPI}
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		r = r.WithContext(context.WithValue(r.Context(), keyAudit, note))
+		start := a.now()
+		next.ServeHTTP(ww, r)
+
+		note.mu.Lock()
+		defer note.mu.Unlock()
+		if note.skip {
+			return
+		}
+		action := note.action
+		if action == "" {
+			pattern := r.URL.Path
+			if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+				pattern = rc.RoutePattern()
+			}
+			action = r.Method + " " + pattern
+		}
+		actor := note.actor
+		if actor == "" {
+			actor = PrincipalFrom(r.Context()).Actor()
+		}
+		st := ww.Status()
+		level, result := controlplane.LevelInfo, "ok"
+		switch {
+		case st == http.StatusUnauthorized || st == http.StatusForbidden:
+			level, result = controlplane.LevelWarn, "denied: "+note.errMsg
+		case st >= 500:
+			level, result = controlplane.LevelError, "failed: "+note.errMsg
+		case st >= 400:
+			level, result = controlplane.LevelWarn, "failed: "+note.errMsg
+		}
+		a.auditor.Record(&controlplane.AuditEntry{At: start.UTC().Truncate(time.Microsecond), Actor: actor,
+			Module: note.module, Level: level, Action: action, Target: note.target,
+			SourceIP: ClientIP(r.Context()), Result: result, Detail: note.detail})
+	})
+}

@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
+)
+
+type createTaskIn struct {
+	Body TaskSpecJSON
+}
+
+type listTasksIn struct {
+	PageParams
+	State  string `query:"state" doc:"Comma-separated states, e.g. queued,running"`
+	Owner  string `query:"owner" doc:"Owner username or id (ignored for role user: always self)"`
+	Label  string `query:"label" doc:"Comma-separated key=value pairs; all must match"`
+	Since  string `query:"since" doc:"Created at or after (RFC 3339)"`
+	Until  string `query:"until" doc:"Created before (RFC 3339)"`
+	Q      string `query:"q" maxLength:"256" doc:"Substring of the name"`
+	Tenant string `query:"tenant" maxLength:"128"`
+}
+
+type cancelTaskIn struct {
+	ID   int64 `path:"id" minimum:"1"`
+	Body *struct {
+		Reason string `json:"reason,omitempty" maxLength:"512"`
+	} `required:"false"`
+}
+
+func (a *API) registerTasks() {
+	tags := []string{"tasks"}
+	Register(a, huma.Operation{OperationID: "create-task", Method: http.MethodPost, Path: Prefix + "/tasks",
+		Summary: "Submit a task", Tags: tags, DefaultStatus: http.StatusCreated}, Perm(auth.ResTasks, auth.ActWrite), a.createTask)
+	Register(a, huma.Operation{OperationID: "list-tasks", Method: http.MethodGet, Path: Prefix + "/tasks",
+		Summary: "List tasks (role user: own tasks only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.listTasks)
+	Register(a, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: Prefix + "/tasks/{id}",
+		Summary: "Get a task", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.getTask)
+	Register(a, huma.Operation{OperationID: "cancel-task", Method: http.MethodPost, Path: Prefix + "/tasks/{id}/cancel",
+		Summary: "Cancel a task (owner or operator+)", Tags: tags, Errors: []int{404, 409}}, Perm(auth.ResTasks, auth.ActCancel), a.cancelTask)
+	Register(a, huma.Operation{OperationID: "list-task-events", Method: http.MethodGet, Path: Prefix + "/tasks/{id}/events",
+		Summary: "A task's state transitions", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.taskEvents)
+}
+
+// ownOnly: role user sees and acts on its own tasks only; viewers observe
+// everything read-only, operators and admins manage everything.
+func ownOnly(p *auth.Principal) bool { return p.Role == controlplane.RoleUser }
+
+func taskTarget(id int64) string { return "task/" + strconv.FormatInt(id, 10) }
+
+func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON], error) {
+	SetAudit(ctx, "task.create", "")
+	p := PrincipalFrom(ctx)
+	spec := in.Body.domain()
+	if spec.Tenant == "" {
+		spec.Tenant = p.Tenant
+	} else if p.Tenant != "" && spec.Tenant != p.Tenant && !auth.AtLeast(p.Role, controlplane.RoleOperator) {
+		return nil, fmt.Errorf("%w: you may submit only to your tenant %q", controlplane.ErrForbidden, p.Tenant)
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	t := &controlplane.Task{Spec: spec, OwnerID: p.UserID, Owner: p.Username}
+	if err := a.store.CreateTask(ctx, t); err != nil {
+		return nil, fmt.Errorf("create task: %w", err)
+	}
+	SetAudit(ctx, "task.create", taskTarget(t.ID))
+	return &Body[TaskJSON]{Body: taskJSON(t)}, nil
+}
+
+func parseTime(name, v string) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, controlplane.Invalidf("%s must be an RFC 3339 time such as 2025-01-02T15:04:05Z, not %q", name, v)
+	}
+	return &t, nil
+}
+
+func (a *API) taskFilter(ctx context.Context, in *listTasksIn) (controlplane.TaskFilter, error) {
+	f := controlplane.TaskFilter{Query: in.Q, Tenant: in.Tenant, Page: in.page()}
+	for _, s := range splitList(in.State) {
+		st := controlplane.TaskState(s)
+		if !st.Valid() {
+			return f, controlplane.Invalidf("unknown state %q", s)
+		}
+		f.States = append(f.States, st)
+	}
+	for _, kv := range splitList(in.Label) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return f, controlplane.Invalidf("label filter must be key=value, not %q", kv)
+		}
+		if f.Label == nil {
+			f.Label = map[string]string{}
+		}
+		f.Label[k] = v
+	}
+	var err error
+	if f.CreatedAfter, err = parseTime("since", in.Since); err != nil {
+		return f, err
+	}
+	if f.CreatedBefore, err = parseTime("until", in.Until); err != nil {
+		return f, err
+	}
+	p := PrincipalFrom(ctx)
+	switch {
+	case ownOnly(p):
+		f.OwnerID = p.UserID
+	case in.Owner != "":
+		if id, err := strconv.ParseInt(in.Owner, 10, 64); err == nil {
+			f.OwnerID = id
+			break
+		}
+		u, err := a.store.GetUserByName(ctx, in.Owner)
+		if errors.Is(err, controlplane.ErrNotFound) {
+			f.OwnerID = -1 // no such owner: an empty page, not an error
+			break
+		}
+		if err != nil {
+			return f, err
+		}
+		f.OwnerID = u.ID
+	}
+	return f, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (a *API) listTasks(ctx context.Context, in *listTasksIn) (*Body[*List[TaskJSON]], error) {
+	f, err := a.taskFilter(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if f.OwnerID == -1 {
+		return &Body[*List[TaskJSON]]{Body: &List[TaskJSON]{Items: []TaskJSON{}, Limit: f.Page.Limit, Offset: f.Page.Offset}}, nil
+	}
+	rows, total, err := a.store.ListTasks(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &Body[*List[TaskJSON]]{Body: newList(rows, total, f.Page, taskJSON)}, nil
+}
+
+// visibleTask loads a task the caller may see; others' tasks are "not
+// found" to role user so ids of other users' work are not confirmed.
+func (a *API) visibleTask(ctx context.Context, id int64) (*controlplane.Task, error) {
+	t, err := a.store.GetTask(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p := PrincipalFrom(ctx); ownOnly(p) && t.OwnerID != p.UserID {
+		return nil, fmt.Errorf("%w: task %d", controlplane.ErrNotFound, id)
+	}
+	return t, nil
+}
+
+func (a *API) getTask(ctx context.Context, in *idIn) (*Body[TaskJSON], error) {
+	t, err := a.visibleTask(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Body[TaskJSON]{Body: taskJSON(t)}, nil
+}
+
+func (a *API) cancelTask(ctx context.Context, in *cancelTaskIn) (*Body[TaskJSON], error) {
+	SetAudit(ctx, "task.cancel", taskTarget(in.ID))
+	reason := "cancelled by " + PrincipalFrom(ctx).Actor()
+	if in.Body != nil && in.Body.Reason != "" {
+		reason = in.Body.Reason
+	}
+	// The task may move (scheduler, agent) between our read and the
+	// guarded transition; retry on a lost race, give up on a terminal state.
+	for attempt := 0; attempt < 5; attempt++ {
+		t, err := a.visibleTask(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !controlplane.CanTransition(t.State, controlplane.TaskCancelled) {
+			return nil, fmt.Errorf("%w: task %d is %s and cannot be cancelled", controlplane.ErrConflict, t.ID, t.State)
+		}
+		t, err = a.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: t.State,
+			To: controlplane.TaskCancelled, Reason: reason, Actor: PrincipalFrom(ctx).Actor()})
+		if errors.Is(err, controlplane.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Body[TaskJSON]{Body: taskJSON(t)}, nil
+	}
+	return nil, fmt.Errorf("%w: task %d keeps changing state; try again", controlplane.ErrConflict, in.ID)
+}
+
+// TaskEventsJSON lists a task's transitions.
+type TaskEventsJSON struct {
+	Items []TaskEventJSON `json:"items"`
+}
+
+func (a *API) taskEvents(ctx context.Context, in *idIn) (*Body[TaskEventsJSON], error) {
+	if _, err := a.visibleTask(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	evs, err := a.store.ListTaskEvents(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := TaskEventsJSON{Items: make([]TaskEventJSON, 0, len(evs))}
+	for _, e := range evs {
+		out.Items = append(out.Items, TaskEventJSON{ID: e.ID, From: e.From, To: e.To, Reason: e.Reason, Actor: e.Actor, At: e.At})
+	}
+	return &Body[TaskEventsJSON]{Body: out}, nil
+}

@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
+)
+
+var (
+	anyRole     = []controlplane.Role{"admin", "operator", "user", "viewer", "agent"}
+	adminOnly   = []controlplane.Role{"admin"}
+	operatorUp  = []controlplane.Role{"admin", "operator"}
+	submitters  = []controlplane.Role{"admin", "operator", "user"}
+	taskReaders = anyRole
+)
+
+// matrixCase says who may call a route and how to build a valid request
+// for role r (fresh resources each time, so every allowed call succeeds).
+type matrixCase struct {
+	public  bool
+	allowed []controlplane.Role
+	req     func(e *env, r controlplane.Role) (path string, body any)
+}
+
+func fixed(path string, body any) func(*env, controlplane.Role) (string, any) {
+	return func(*env, controlplane.Role) (string, any) { return path, body }
+}
+
+// matrix is the contract of docs/api-contract.md, one entry per route.
+var matrix = map[string]matrixCase{
+	"GET /health":                  {public: true, req: fixed("/health", nil)},
+	"GET /metrics":                 {public: true, req: fixed("/metrics", nil)},
+	"GET /api/v1/openapi.json":     {public: true, req: fixed("/api/v1/openapi.json", nil)},
+	"POST /api/v1/auth/login": {public: true, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/auth/login", map[string]string{"username": "viewer1", "password": testPassword}
+	}},
+	"POST /api/v1/auth/refresh": {public: true, req: func(e *env, _ controlplane.Role) (string, any) {
+		s, err := e.auth.Login(context.Background(), "viewer1", testPassword, "10.0.0.1")
+		require.NoError(e.t, err)
+		return "/api/v1/auth/refresh", map[string]string{"refresh_token": s.RefreshToken}
+	}},
+	"POST /api/v1/auth/register": {public: true, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/auth/register", map[string]string{"username": e.unique("reg"), "password": testPassword}
+	}},
+	"POST /api/v1/auth/logout": {allowed: anyRole, req: fixed("/api/v1/auth/logout", map[string]string{"refresh_token": "unknown"})},
+	"GET /api/v1/auth/me":      {allowed: anyRole, req: fixed("/api/v1/auth/me", nil)},
+	"GET /api/v1/users":        {allowed: adminOnly, req: fixed("/api/v1/users?role=viewer&q=view", nil)},
+	"POST /api/v1/users": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/users", map[string]string{"username": e.unique("u"), "password": testPassword, "role": "user"}
+	}},
+	"GET /api/v1/users/{id}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/users/%d", e.users["viewer"].ID), nil
+	}},
+	"PATCH /api/v1/users/{id}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/users/%d", e.users["viewer"].ID), map[string]string{"display_name": "V"}
+	}},
+	"DELETE /api/v1/users/{id}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/users/%d", e.createUser(e.unique("del"), "viewer").ID), nil
+	}},
+	"POST /api/v1/users/{id}/approve": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/users/%d/approve", e.createUser(e.unique("ap"), "user").ID), nil
+	}},
+	"GET /api/v1/settings/registration": {allowed: adminOnly, req: fixed("/api/v1/settings/registration", nil)},
+	"PUT /api/v1/settings/registration": {allowed: adminOnly, req: fixed("/api/v1/settings/registration", map[string]bool{"enabled": true})},
+	"GET /api/v1/apikeys":               {allowed: operatorUp, req: fixed("/api/v1/apikeys", nil)},
+	"POST /api/v1/apikeys":              {allowed: operatorUp, req: fixed("/api/v1/apikeys", map[string]string{"name": "k", "role": "viewer"})},
+	"DELETE /api/v1/apikeys/{id}": {allowed: operatorUp, req: func(e *env, r controlplane.Role) (string, any) {
+		owner := e.owner(r)
+		p := &auth.Principal{UserID: owner.ID, Username: owner.Username, Role: controlplane.RoleAdmin}
+		_, k, err := e.auth.CreateAPIKey(context.Background(), p, "tmp", controlplane.RoleViewer, "", nil)
+		require.NoError(e.t, err)
+		return fmt.Sprintf("/api/v1/apikeys/%d", k.ID), nil
+	}},
+	"POST /api/v1/tasks": {allowed: submitters, req: fixed("/api/v1/tasks", map[string]any{"name": "m", "command": []string{"true"}})},
+	"GET /api/v1/tasks":  {allowed: taskReaders, req: fixed("/api/v1/tasks?state=submitted,queued&label=a=b&q=x", nil)},
+	"GET /api/v1/tasks/{id}": {allowed: taskReaders, req: func(e *env, r controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/tasks/%d", e.createTask(e.owner(r)).ID), nil
+	}},
+	"POST /api/v1/tasks/{id}/cancel": {allowed: submitters, req: func(e *env, r controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/tasks/%d/cancel", e.createTask(e.owner(r)).ID), nil
+	}},
+	"GET /api/v1/tasks/{id}/events": {allowed: taskReaders, req: func(e *env, r controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/tasks/%d/events", e.createTask(e.owner(r)).ID), nil
+	}},
+	"GET /api/v1/audit": {allowed: operatorUp, req: fixed("/api/v1/audit?module=api&level=INFO&q=task", nil)},
+}
+
+// TestPermissionMatrix calls every registered route as anonymous and as
+// every role: allowed → 2xx, denied → 403, anonymous → 401. It walks
+// api.Routes(), so a route added without a matrix entry fails here.
+func TestPermissionMatrix(t *testing.T) {
+	e := newEnv(t)
+	seen := map[string]bool{}
+	for _, rt := range e.api.Routes() {
+		key := rt.Method + " " + rt.Path
+		seen[key] = true
+		mc, ok := matrix[key]
+		if !ok {
+			t.Errorf("route %s (%s) has no permission-matrix entry", key, rt.Access)
+			continue
+		}
+		require.Equal(t, mc.public, rt.Access.Public, "%s: declared access %s", key, rt.Access)
+		t.Run(key, func(t *testing.T) {
+			check := func(who string, token string, want func(int) bool, desc string, r controlplane.Role) {
+				path, body := mc.req(e, r)
+				res := e.raw(rt.Method, path, token, body)
+				b, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				require.True(t, want(res.StatusCode), "%s as %s: got %d, want %s: %s", key, who, res.StatusCode, desc, b)
+			}
+			ok2xx := func(s int) bool { return s >= 200 && s < 300 }
+			if mc.public {
+				check("anonymous", "", ok2xx, "2xx", "")
+			} else {
+				check("anonymous", "", func(s int) bool { return s == http.StatusUnauthorized }, "401", "")
+				check("bad token", "not-a-token", func(s int) bool { return s == http.StatusUnauthorized }, "401", "")
+			}
+			for _, r := range anyRole {
+				allowed := mc.public
+				for _, a := range mc.allowed {
+					allowed = allowed || a == r
+				}
+				if allowed {
+					check(string(r), e.tokens[r], ok2xx, "2xx", r)
+				} else {
+					check(string(r), e.tokens[r], func(s int) bool { return s == http.StatusForbidden }, "403", r)
+				}
+			}
+		})
+	}
+	for key := range matrix {
+		require.True(t, seen[key], "matrix entry %s has no route", key)
+	}
+}
+
+// owner is the user acting as role r (the admin for anonymous calls).
+func (e *env) owner(r controlplane.Role) *controlplane.User {
+	if u, ok := e.users[r]; ok {
+		return u
+	}
+	return e.users[controlplane.RoleAdmin]
+}

@@ -1,0 +1,7 @@
+// Package storeutil holds the small pieces both Store implementations
+// (controlplane/sqlite and controlplane/postgres) share so that they behave
+// identically: JSON column encoding of task specs, LIKE escaping, input
+// checks done before any SQL runs, and the clock.
+//
+// It imports no database driver.
+package storeutil

@@ -1,0 +1,8 @@
+package cnmonreceiver
+
+import "github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
+
+// Config is the cnmon receiver's configuration: collection_interval,
+// timeout, tool_path (replaces cnmon on PATH), env, and per-metric
+// switches under metrics:. Validate is smireceiver.Config's.
+type Config = smireceiver.Config

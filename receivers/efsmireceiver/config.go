@@ -1,0 +1,8 @@
+package efsmireceiver
+
+import "github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
+
+// Config is the efsmi receiver's configuration: collection_interval,
+// timeout, tool_path (replaces efsmi on PATH), env, and per-metric
+// switches under metrics:. Validate is smireceiver.Config's.
+type Config = smireceiver.Config

@@ -1,0 +1,27 @@
+package ixsmireceiver
+
+import (
+	"go.opentelemetry.io/collector/receiver"
+
+	"github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/receivers/ixsmireceiver/internal/metadata"
+)
+
+// receiverTool is the CLI this receiver runs.
+const receiverTool = "ixsmi"
+
+// NewFactory returns the ixsmi receiver factory.
+func NewFactory() receiver.Factory { return newReceiverFactory(nil) }
+
+// newReceiverFactory lets tests feed canned CLI output through run.
+func newReceiverFactory(run smireceiver.Runner) receiver.Factory {
+	return smireceiver.NewFactory(receiverSpec(), run)
+}
+
+func receiverSpec() smireceiver.Spec {
+	return smireceiver.Spec{
+		Type: metadata.Type, Stability: metadata.MetricsStability,
+		Vendor: inventory.VendorIluvatar, Tool: receiverTool, ScopeName: metadata.ScopeName,
+	}
+}

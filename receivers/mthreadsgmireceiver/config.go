@@ -1,0 +1,8 @@
+package mthreadsgmireceiver
+
+import "github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
+
+// Config is the mthreads_gmi receiver's configuration: collection_interval,
+// timeout, tool_path (replaces mthreads-gmi on PATH), env, and per-metric
+// switches under metrics:. Validate is smireceiver.Config's.
+type Config = smireceiver.Config

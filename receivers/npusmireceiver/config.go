@@ -1,0 +1,8 @@
+package npusmireceiver
+
+import "github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
+
+// Config is the npu_smi receiver's configuration: collection_interval,
+// timeout, tool_path (replaces npu-smi on PATH), env, and per-metric
+// switches under metrics:. Validate is smireceiver.Config's.
+type Config = smireceiver.Config

@@ -1,0 +1,15 @@
+// Package metadata holds what mdatagen would generate from ../../metadata.yaml
+// (written by hand: the module proxy does not serve mdatagen; the receiver's
+// metadata test checks this file against the YAML).
+package metadata
+
+import "go.opentelemetry.io/collector/component"
+
+// Type, scope and stability of the npu_smi receiver.
+var (
+	Type      = component.MustNewType("npu_smi")
+	ScopeName = "github.com/heteroflow/heteroflow/receivers/npusmireceiver"
+)
+
+// MetricsStability is the receiver's stability for metrics.
+const MetricsStability = component.StabilityLevelAlpha

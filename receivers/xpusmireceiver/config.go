@@ -1,0 +1,8 @@
+package xpusmireceiver
+
+import "github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
+
+// Config is the xpu_smi receiver's configuration: collection_interval,
+// timeout, tool_path (replaces xpu-smi on PATH), env, and per-metric
+// switches under metrics:. Validate is smireceiver.Config's.
+type Config = smireceiver.Config

@@ -1,0 +1,158 @@
+package plugins
+
+import (
+	"context"
+
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/scheduler/framework"
+	"github.com/heteroflow/heteroflow/scheduler/model"
+)
+
+// Topology scores multi-device choices: devices joined by a fast
+// interconnect (NVLink, HCCS, MLU-Link, xGMI, MetaX link) and on one NUMA
+// node train faster than devices across PCIe switches or sockets.
+type Topology struct{}
+
+var _ framework.ScorePlugin = Topology{}
+
+// NewTopology builds the plugin (no args).
+func NewTopology(args framework.Args, _ framework.Handle) (framework.Plugin, error) {
+	return Topology{}, args.Decode(&struct{}{})
+}
+
+// Name implements framework.Plugin.
+func (Topology) Name() string { return NameTopology }
+
+// Score implements framework.ScorePlugin.
+func (Topology) Score(_ context.Context, _ *framework.Cycle, n *model.NodeInfo, a *framework.Assignment) (float64, framework.Status) {
+	return topologyScore(n.Node, a.Slices), framework.OK
+}
+
+// linkQuality ranks interconnects in [0, 1]: one fast-link hop is 1,
+// across sockets 0.
+func linkQuality(t inventory.LinkType) float64 {
+	switch t {
+	case inventory.LinkNVLink, inventory.LinkHCCS, inventory.LinkMLULink, inventory.LinkXGMI, inventory.LinkMetaX:
+		return 1
+	case inventory.LinkPIX:
+		return 0.5
+	case inventory.LinkPXB:
+		return 0.4
+	case inventory.LinkPHB:
+		return 0.3
+	case inventory.LinkNode:
+		return 0.2
+	}
+	return 0
+}
+
+// pairQuality is the best link from device a to device b (by vendor index).
+func pairQuality(n *model.Node, a, b int) float64 {
+	best := 0.0
+	for _, l := range n.Devices[a].Links {
+		if l.Peer == n.Devices[b].Index {
+			best = max(best, linkQuality(l.Type))
+		}
+	}
+	return best
+}
+
+// topologyScore = 100 × (0.6 × mean pair link quality + 0.4 × [one NUMA]).
+// A single device (or none) has nothing to connect: 100.
+func topologyScore(n *model.Node, slices []model.Slice) float64 {
+	if len(slices) < 2 {
+		return 100
+	}
+	sum, pairs := 0.0, 0
+	sameNUMA := true
+	for i := range slices {
+		for j := i + 1; j < len(slices); j++ {
+			sum += pairQuality(n, slices[i].Device, slices[j].Device)
+			pairs++
+		}
+		if n.Devices[slices[i].Device].NUMA != n.Devices[slices[0].Device].NUMA {
+			sameNUMA = false
+		}
+	}
+	numa := 0.0
+	if sameNUMA {
+		numa = 1
+	}
+	return 100 * (0.6*sum/float64(pairs) + 0.4*numa)
+}
+
+// pickSet chooses k of the candidate devices into out. One device: the
+// tightest (or emptiest) free compute. Several: grow a set greedily from
+// each seed, preferring the same NUMA node and the best link to the set,
+// then tightness; keep the set with the best topology score. Candidates
+// are sorted in place (insertion sort: at most 64, no allocation).
+func pickSet(n *model.NodeInfo, cands []cand, k int, tight bool, out *framework.Assignment) {
+	for i := 1; i < len(cands); i++ {
+		for j := i; j > 0 && better(cands[j], cands[j-1], tight); j-- {
+			cands[j], cands[j-1] = cands[j-1], cands[j]
+		}
+	}
+	if k == 1 || !hasTopology(n.Node) {
+		for i := 0; i < k; i++ {
+			out.Slices = append(out.Slices, cands[i].slice)
+		}
+		return
+	}
+	bestScore, bestSeed := -1.0, 0
+	for seed := range cands {
+		out.Slices = growSet(n.Node, cands, seed, k, out.Slices[:0])
+		if s := topologyScore(n.Node, out.Slices); s > bestScore {
+			bestScore, bestSeed = s, seed
+		}
+	}
+	out.Slices = growSet(n.Node, cands, bestSeed, k, out.Slices[:0])
+}
+
+func better(a, b cand, tight bool) bool {
+	if a.free != b.free {
+		return (a.free < b.free) == tight
+	}
+	return a.dev < b.dev
+}
+
+func hasTopology(n *model.Node) bool {
+	for i := range n.Devices {
+		if len(n.Devices[i].Links) > 0 || n.Devices[i].NUMA >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// growSet adds, k times, the unused candidate with the best (same NUMA as
+// the seed, summed link quality to the set) — candidates come pre-sorted by
+// tightness, so ties keep the packing order.
+func growSet(n *model.Node, cands []cand, seed, k int, set []model.Slice) []model.Slice {
+	set = append(set, cands[seed].slice)
+	numa := n.Devices[cands[seed].dev].NUMA
+	var used uint64 = 1 << uint(seed)
+	for len(set) < k {
+		bi, bq := -1, -1.0
+		for i, c := range cands {
+			if used&(1<<uint(i)) != 0 {
+				continue
+			}
+			q := 0.0
+			if n.Devices[c.dev].NUMA == numa {
+				q += 10
+			}
+			for _, s := range set {
+				q += pairQuality(n, s.Device, c.dev)
+			}
+			if q > bq {
+				bi, bq = i, q
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		used |= 1 << uint(bi)
+		set = append(set, cands[bi].slice)
+	}
+	return set
+}

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/heteroflow/heteroflow/scheduler/framework"
+	"github.com/heteroflow/heteroflow/scheduler/model"
+	"github.com/heteroflow/heteroflow/scheduler/plugins"
+)
+
+// Config of a replay.
+type Config struct {
+	Nodes   []model.Node
+	Tasks   []model.Request
+	Profile framework.Profile
+	// Tune appends sampled tasks until demand reaches Tune × capacity
+	// (REFERENCE.md step 3); 0 or 1 appends none.
+	Tune float64
+	// MetricCoverage is the target-workload coverage of the reported
+	// fragmentation metric (REFERENCE.md: 0.95), independent of the
+	// profile's own Fragmentation coverage.
+	MetricCoverage float64
+}
+
+// RunResult is one seed's outcome.
+type RunResult struct {
+	Seed uint64
+	// Alloc and Frag: bucket (integer % of capacity arrived) → mean
+	// allocation ratio and fragmentation, % of capacity, over the events
+	// in that bucket.
+	Alloc, Frag map[int]float64
+	Tasks       int
+	Failed      int
+	Seconds     float64 // time spent in Schedule
+}
+
+// PerSecond is the placement throughput (decisions per second).
+func (r RunResult) PerSecond() float64 {
+	if r.Seconds == 0 {
+		return 0
+	}
+	return float64(r.Tasks) / r.Seconds
+}
+
+func demand(r *model.Request) int64 { return int64(r.DeviceCount) * int64(r.ComputeMilli) }
+
+// Order returns the tasks of one run: sorted by name, shuffled with the
+// seed, followed by the tune tasks sampled with replacement from the whole
+// trace, stopping at (and leaving out) the first that would push demand past
+// tune × capacity.
+func Order(tasks []model.Request, seed uint64, tune float64, capacity int64) []model.Request {
+	sorted := append([]model.Request(nil), tasks...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	out := append([]model.Request(nil), sorted...)
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	var total int64
+	anyDemand := false
+	for i := range out {
+		total += demand(&out[i])
+		anyDemand = anyDemand || demand(&out[i]) > 0
+	}
+	if tune <= 1 || !anyDemand || capacity == 0 {
+		return out
+	}
+	limit := int64(math.Floor(tune * float64(capacity)))
+	for k := 0; ; k++ {
+		t := sorted[rng.IntN(len(sorted))]
+		if total+demand(&t) > limit {
+			break
+		}
+		total += demand(&t)
+		t.ID = t.ID + "-tune-" + strconv.Itoa(k)
+		out = append(out, t)
+	}
+	return out
+}
+
+// Run replays one seed.
+func Run(ctx context.Context, cfg Config, seed uint64) (RunResult, error) {
+	cl, err := model.NewCluster(1)
+	if err != nil {
+		return RunResult{}, err
+	}
+	for _, n := range cfg.Nodes {
+		if _, err := cl.AddNode(n); err != nil {
+			return RunResult{}, err
+		}
+	}
+	fw, err := framework.New(plugins.Registry(), cfg.Profile, cl, framework.Options{Seed: seed})
+	if err != nil {
+		return RunResult{}, err
+	}
+	if p, ok := fw.Plugin(plugins.NameFragmentation); ok {
+		if err := p.(*plugins.Fragmentation).ObserveWorkload(cfg.Tasks); err != nil {
+			return RunResult{}, err
+		}
+	}
+	capacity, _ := cl.Capacity()
+	if capacity == 0 {
+		return RunResult{}, fmt.Errorf("cluster has no devices")
+	}
+	cov := cfg.MetricCoverage
+	if cov == 0 {
+		cov = 0.95
+	}
+	meter, err := plugins.NewFragMeter(cl, cfg.Tasks, cov)
+	if err != nil {
+		return RunResult{}, err
+	}
+	order := Order(cfg.Tasks, seed, cfg.Tune, capacity)
+	res := RunResult{Seed: seed, Tasks: len(order), Alloc: map[int]float64{}, Frag: map[int]float64{}}
+	counts := map[int]int{}
+	var arrived, allocated int64
+	var spent time.Duration
+	for i := range order {
+		t := &order[i]
+		arrived += demand(t)
+		start := time.Now()
+		r, err := fw.Schedule(ctx, t, framework.ScheduleOptions{})
+		spent += time.Since(start)
+		switch {
+		case errors.Is(err, framework.ErrUnschedulable):
+			res.Failed++
+		case err != nil:
+			return RunResult{}, fmt.Errorf("task %s: %w", t.ID, err)
+		default:
+			for _, s := range r.Placement.Slices {
+				allocated += int64(s.ComputeMilli)
+			}
+			ni, _ := cl.Node(r.Placement.Node)
+			meter.Update(ni)
+		}
+		b := int(math.Round(100 * float64(arrived) / float64(capacity)))
+		counts[b]++
+		res.Alloc[b] += 100 * float64(allocated) / float64(capacity)
+		res.Frag[b] += 100 * meter.Total() / float64(capacity)
+	}
+	for b, n := range counts {
+		res.Alloc[b] /= float64(n)
+		res.Frag[b] /= float64(n)
+	}
+	res.Seconds = spent.Seconds()
+	if err := cl.CheckInvariants(); err != nil {
+		return RunResult{}, fmt.Errorf("after replay: %w", err)
+	}
+	return res, nil
+}

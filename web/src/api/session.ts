@@ -1,0 +1,113 @@
+// Session state: the access token lives only in memory; the refresh token is
+// kept in localStorage so a reload (or a new tab) can resume the session.
+// Refresh tokens rotate on every use and the server revokes the whole family
+// when an old one is presented again, so every refresh goes through one
+// in-flight promise: two concurrent 401s must never both spend the token.
+import { send } from './http';
+import type { TokenResponse, User } from './types';
+
+const REFRESH_KEY = 'heteroflow.refresh_token';
+
+let accessToken: string | null = null;
+let currentUser: User | null = null;
+let inflight: Promise<void> | null = null;
+const listeners = new Set<(u: User | null) => void>();
+
+function storedRefresh(): string | null {
+  try {
+    return localStorage.getItem(REFRESH_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function setSession(t: TokenResponse | null): void {
+  accessToken = t?.access_token ?? null;
+  currentUser = t?.user ?? null;
+  try {
+    if (t) localStorage.setItem(REFRESH_KEY, t.refresh_token);
+    else localStorage.removeItem(REFRESH_KEY);
+  } catch {
+    // Storage disabled: the session lasts as long as the page.
+  }
+  listeners.forEach((l) => l(currentUser));
+}
+
+export function getAccessToken(): string | null {
+  return accessToken;
+}
+
+export function getUser(): User | null {
+  return currentUser;
+}
+
+export function hasRefreshToken(): boolean {
+  return storedRefresh() !== null;
+}
+
+/** subscribe calls fn whenever the signed-in user changes (null = signed out). */
+export function subscribe(fn: (u: User | null) => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export async function login(username: string, password: string): Promise<User> {
+  const t = await send<TokenResponse>('POST', '/api/v1/auth/login', { body: { username, password } });
+  setSession(t);
+  return t.user;
+}
+
+/**
+ * refresh exchanges the stored refresh token for a new pair. Concurrent
+ * callers share one request. On failure the session ends and the error is
+ * rethrown.
+ */
+export function refresh(): Promise<void> {
+  if (inflight) return inflight;
+  const token = storedRefresh();
+  if (!token) return Promise.reject(new Error('no refresh token'));
+  inflight = send<TokenResponse>('POST', '/api/v1/auth/refresh', { body: { refresh_token: token } })
+    .then((t) => setSession(t))
+    .catch((err) => {
+      setSession(null);
+      throw err;
+    })
+    .finally(() => {
+      inflight = null;
+    });
+  return inflight;
+}
+
+let restoring: Promise<User | null> | null = null;
+
+/** restore resumes a stored session once per page load (idempotent). */
+export function restore(): Promise<User | null> {
+  if (!restoring) {
+    restoring = hasRefreshToken()
+      ? refresh().then(
+          () => currentUser,
+          () => null,
+        )
+      : Promise.resolve(null);
+  }
+  return restoring;
+}
+
+/** logout revokes the refresh token on the server, then forgets the session locally either way. */
+export async function logout(): Promise<void> {
+  const token = storedRefresh();
+  const bearer = accessToken;
+  setSession(null);
+  if (token) {
+    try {
+      await send('POST', '/api/v1/auth/logout', { body: { refresh_token: token }, token: bearer });
+    } catch {
+      // The local session is gone already; an expired token on the server side is harmless.
+    }
+  }
+}
+
+/** expire ends the session after a failed refresh (no server call). */
+export function expire(): void {
+  setSession(null);
+}

@@ -1,0 +1,91 @@
+// The console frame: side navigation (brief §8), header with language switch,
+// current user and logout, and the routed page in the content area.
+import { useState } from 'react';
+import { Outlet, useLocation, useNavigate } from 'react-router-dom';
+import { Button, Layout, Menu, Select, Space, Tag, Tooltip, Typography } from 'antd';
+import type { MenuProps } from 'antd';
+import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { useQueryClient } from '@tanstack/react-query';
+import { logout } from '../api/session';
+import { useAuth } from '../auth/AuthContext';
+import { atLeast } from '../auth/roles';
+import { LANGS, setLang, type Lang } from '../i18n';
+import { NAV } from './nav';
+
+const { Header, Sider, Content } = Layout;
+
+export default function MainLayout() {
+  const { t, i18n } = useTranslation();
+  const { user } = useAuth();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const queryClient = useQueryClient();
+  const [collapsed, setCollapsed] = useState(false);
+
+  const items: MenuProps['items'] = NAV.filter((n) => atLeast(user?.role, n.minRole)).map((n) => ({
+    key: n.path,
+    icon: n.icon,
+    disabled: !n.built,
+    label: n.built ? (
+      <span data-testid={`nav-${n.key}`}>{t(`nav.${n.key}`)}</span>
+    ) : (
+      <Tooltip title={t('nav.comingSoon')} placement="right">
+        <span data-testid={`nav-${n.key}`} aria-disabled="true">
+          {t(`nav.${n.key}`)}
+        </span>
+      </Tooltip>
+    ),
+  }));
+  const selected = NAV.find((n) => location.pathname.startsWith(n.path))?.path;
+
+  const onLogout = async () => {
+    await logout();
+    queryClient.clear();
+    navigate('/login', { replace: true });
+  };
+
+  return (
+    <Layout style={{ minHeight: '100vh' }}>
+      <Sider collapsible collapsed={collapsed} onCollapse={setCollapsed} width={208}>
+        <div style={{ color: '#fff', fontWeight: 600, fontSize: 18, padding: '16px 24px', whiteSpace: 'nowrap' }}>
+          {collapsed ? 'HF' : t('app.name')}
+        </div>
+        <Menu
+          theme="dark"
+          mode="inline"
+          selectedKeys={selected ? [selected] : []}
+          items={items}
+          onClick={({ key }) => navigate(key)}
+        />
+      </Sider>
+      <Layout>
+        <Header style={{ background: '#fff', padding: '0 24px', display: 'flex', alignItems: 'center' }}>
+          <Typography.Text type="secondary">{t('app.subtitle')}</Typography.Text>
+          <Space style={{ marginLeft: 'auto' }} size="middle">
+            <Select<Lang>
+              data-testid="lang-switch"
+              aria-label={t('common.language')}
+              size="small"
+              style={{ width: 110 }}
+              value={i18n.language === 'en' ? 'en' : 'zh'}
+              options={LANGS}
+              onChange={setLang}
+            />
+            <Space size={4} data-testid="current-user">
+              <UserOutlined />
+              <Typography.Text strong>{user?.display_name || user?.username}</Typography.Text>
+              {user && <Tag>{t(`role.${user.role}`)}</Tag>}
+            </Space>
+            <Button data-testid="logout" icon={<LogoutOutlined />} onClick={onLogout}>
+              {t('common.logout')}
+            </Button>
+          </Space>
+        </Header>
+        <Content style={{ margin: 24 }}>
+          <Outlet />
+        </Content>
+      </Layout>
+    </Layout>
+  );
+}

@@ -1,0 +1,76 @@
+// Login page: username + password against POST /api/v1/auth/login. Errors
+// (wrong password, lockout, rate limit) are shown with the server's message.
+import { useState } from 'react';
+import { Navigate, useLocation, useNavigate } from 'react-router-dom';
+import { Alert, Button, Card, Form, Input, Select, Space, Typography } from 'antd';
+import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { login } from '../api/session';
+import { useAuth } from '../auth/AuthContext';
+import { errorText } from '../components/notify';
+import { LANGS, setLang, type Lang } from '../i18n';
+import { HOME } from '../layout/nav';
+
+interface Values {
+  username: string;
+  password: string;
+}
+
+export default function LoginPage() {
+  const { t, i18n } = useTranslation();
+  const { user, ready } = useAuth();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const from = (location.state as { from?: string } | null)?.from ?? HOME;
+
+  if (ready && user) return <Navigate to={from} replace />;
+
+  const onFinish = async (v: Values) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await login(v.username, v.password);
+      navigate(from, { replace: true });
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div style={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center', background: '#f0f2f5' }}>
+      <Card style={{ width: 380 }}>
+        <Space direction="vertical" size="large" style={{ width: '100%' }}>
+          <div style={{ display: 'flex', alignItems: 'center' }}>
+            <Typography.Title level={3} style={{ margin: 0 }}>
+              {t('login.title')}
+            </Typography.Title>
+            <Select<Lang>
+              data-testid="lang-switch"
+              size="small"
+              style={{ marginLeft: 'auto', width: 100 }}
+              value={i18n.language === 'en' ? 'en' : 'zh'}
+              options={LANGS}
+              onChange={setLang}
+            />
+          </div>
+          {error && <Alert type="error" showIcon message={error} data-testid="login-error" />}
+          <Form<Values> layout="vertical" onFinish={onFinish} requiredMark={false}>
+            <Form.Item name="username" label={t('login.username')} rules={[{ required: true, message: t('login.required') }]}>
+              <Input prefix={<UserOutlined />} autoComplete="username" autoFocus />
+            </Form.Item>
+            <Form.Item name="password" label={t('login.password')} rules={[{ required: true, message: t('login.required') }]}>
+              <Input.Password prefix={<LockOutlined />} autoComplete="current-password" />
+            </Form.Item>
+            <Button type="primary" htmlType="submit" block loading={busy} data-testid="login-submit">
+              {t('login.submit')}
+            </Button>
+          </Form>
+        </Space>
+      </Card>
+    </div>
+  );
+}

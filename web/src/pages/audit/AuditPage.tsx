@@ -1,0 +1,134 @@
+// Audit log (brief §6): filter by module, level, actor, time range and
+// keyword; server-side pagination. Detail text is shown as plain text.
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Button, Card, DatePicker, Form, Input, Select, Space, Table, Tag, Typography } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import type { Dayjs } from 'dayjs';
+import { useTranslation } from 'react-i18next';
+import { audit, type AuditFilter } from '../../api/endpoints';
+import { AUDIT_LEVELS, AUDIT_MODULES, type AuditEntry, type AuditLevel } from '../../api/types';
+import { formatTime, PAGE_SIZES, rangeQuery } from '../../components/format';
+
+interface FilterValues {
+  module?: string;
+  level?: string;
+  actor?: string;
+  q?: string;
+  range?: [Dayjs | null, Dayjs | null] | null;
+}
+
+type Filter = Omit<AuditFilter, 'limit' | 'offset'>;
+
+const levelColor: Record<AuditLevel, string> = { DEBUG: 'default', INFO: 'blue', WARN: 'orange', ERROR: 'red' };
+
+export default function AuditPage() {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<FilterValues>();
+  const [filter, setFilter] = useState<Filter>({});
+  const [page, setPage] = useState({ current: 1, pageSize: PAGE_SIZES[1] });
+
+  const query = { ...filter, limit: page.pageSize, offset: (page.current - 1) * page.pageSize };
+  const { data, isFetching, refetch } = useQuery({
+    queryKey: ['audit', query],
+    queryFn: () => audit.list(query),
+    placeholderData: keepPreviousData,
+  });
+
+  const columns: ColumnsType<AuditEntry> = [
+    { title: t('audit.at'), dataIndex: 'at', width: 180, render: formatTime },
+    { title: t('audit.actor'), dataIndex: 'actor', width: 130 },
+    {
+      title: t('audit.module'),
+      dataIndex: 'module',
+      width: 100,
+      render: (m: string) => t(`module.${m}`, { defaultValue: m }),
+    },
+    {
+      title: t('audit.level'),
+      dataIndex: 'level',
+      width: 90,
+      render: (l: AuditLevel) => <Tag color={levelColor[l] ?? 'default'}>{l}</Tag>,
+    },
+    { title: t('audit.action'), dataIndex: 'action', width: 160, render: (a: string) => <Typography.Text code>{a}</Typography.Text> },
+    { title: t('audit.target'), dataIndex: 'target', ellipsis: true, render: (v: string) => <span data-testid="audit-target">{v}</span> },
+    { title: t('audit.sourceIp'), dataIndex: 'source_ip', width: 130 },
+    {
+      title: t('audit.result'),
+      dataIndex: 'result',
+      width: 140,
+      ellipsis: true,
+      render: (r: string) => <Typography.Text type={r === 'ok' ? 'success' : 'danger'}>{r}</Typography.Text>,
+    },
+    { title: t('audit.detail'), dataIndex: 'detail', ellipsis: true, render: (d?: string) => d || '—' },
+  ];
+
+  const apply = (v: FilterValues) => {
+    setFilter({
+      module: v.module || undefined,
+      level: v.level || undefined,
+      actor: v.actor?.trim() || undefined,
+      q: v.q?.trim() || undefined,
+      ...rangeQuery(v.range),
+    });
+    setPage((p) => ({ ...p, current: 1 }));
+  };
+
+  return (
+    <Card title={t('audit.title')} extra={<Button onClick={() => refetch()}>{t('common.refresh')}</Button>}>
+      <Form<FilterValues> form={form} layout="inline" onFinish={apply} style={{ marginBottom: 16, rowGap: 8 }}>
+        <Form.Item name="module" label={t('audit.module')}>
+          <Select
+            allowClear
+            style={{ width: 130 }}
+            placeholder={t('common.all')}
+            options={AUDIT_MODULES.map((m) => ({ value: m, label: t(`module.${m}`) }))}
+          />
+        </Form.Item>
+        <Form.Item name="level" label={t('audit.level')}>
+          <Select allowClear style={{ width: 110 }} placeholder={t('common.all')} options={AUDIT_LEVELS.map((l) => ({ value: l, label: l }))} />
+        </Form.Item>
+        <Form.Item name="actor" label={t('audit.actor')}>
+          <Input allowClear style={{ width: 130 }} />
+        </Form.Item>
+        <Form.Item name="q" label={t('common.keyword')}>
+          <Input allowClear placeholder={t('audit.searchPlaceholder')} style={{ width: 220 }} data-testid="audit-q" />
+        </Form.Item>
+        <Form.Item name="range" label={t('common.timeRange')}>
+          <DatePicker.RangePicker showTime allowEmpty={[true, true]} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" data-testid="audit-search">
+              {t('common.search')}
+            </Button>
+            <Button
+              onClick={() => {
+                form.resetFields();
+                apply({});
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <Table<AuditEntry>
+        rowKey="id"
+        size="small"
+        columns={columns}
+        dataSource={data?.items ?? []}
+        loading={isFetching && !data}
+        pagination={{
+          current: page.current,
+          pageSize: page.pageSize,
+          total: data?.total ?? 0,
+          pageSizeOptions: PAGE_SIZES,
+          showSizeChanger: true,
+          showTotal: (count) => t('common.total', { count }),
+          onChange: (current, pageSize) => setPage({ current, pageSize }),
+        }}
+      />
+    </Card>
+  );
+}

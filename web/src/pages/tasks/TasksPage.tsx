@@ -1,0 +1,160 @@
+// Task list: filters (state, label, keyword, time range), server-side
+// pagination, a detail drawer and cancel with confirmation.
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Button, Card, DatePicker, Form, Input, Popconfirm, Select, Space, Table, Typography } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import type { Dayjs } from 'dayjs';
+import { useTranslation } from 'react-i18next';
+import { tasks, type TaskFilter } from '../../api/endpoints';
+import { TASK_STATES, type Task } from '../../api/types';
+import { formatTime, PAGE_SIZES, rangeQuery } from '../../components/format';
+import TaskDrawer from './TaskDrawer';
+import TaskStateTag from './TaskStateTag';
+import { useCancelTask, useCanCancel } from './useCancelTask';
+
+interface FilterValues {
+  state?: string[];
+  label?: string;
+  q?: string;
+  range?: [Dayjs | null, Dayjs | null] | null;
+}
+
+type Filter = Omit<TaskFilter, 'limit' | 'offset'>;
+
+function toFilter(v: FilterValues): Filter {
+  return {
+    state: v.state?.length ? v.state.join(',') : undefined,
+    label: v.label?.trim() || undefined,
+    q: v.q?.trim() || undefined,
+    ...rangeQuery(v.range),
+  };
+}
+
+export default function TasksPage() {
+  const { t } = useTranslation();
+  const [form] = Form.useForm<FilterValues>();
+  const [filter, setFilter] = useState<Filter>({});
+  const [page, setPage] = useState({ current: 1, pageSize: PAGE_SIZES[0] });
+  const [openId, setOpenId] = useState<number | null>(null);
+  const cancel = useCancelTask();
+  const canCancel = useCanCancel();
+
+  const query = { ...filter, limit: page.pageSize, offset: (page.current - 1) * page.pageSize };
+  const { data, isFetching, refetch } = useQuery({
+    queryKey: ['tasks', query],
+    queryFn: () => tasks.list(query),
+    placeholderData: keepPreviousData,
+    refetchInterval: 15_000,
+  });
+
+  const columns: ColumnsType<Task> = [
+    { title: t('tasks.id'), dataIndex: 'id', width: 80 },
+    {
+      title: t('tasks.name'),
+      dataIndex: 'name',
+      ellipsis: true,
+      render: (name: string, task) => (
+        <a data-testid="task-name" onClick={() => setOpenId(task.id)} dangerouslySetInnerHTML={{ __html: name }} />
+      ),
+    },
+    { title: t('tasks.state'), dataIndex: 'state', width: 110, render: (s) => <TaskStateTag state={s} /> },
+    { title: t('tasks.owner'), dataIndex: 'owner', width: 120 },
+    {
+      title: t('tasks.devices'),
+      key: 'devices',
+      width: 170,
+      render: (_, task) =>
+        task.device_count > 0 ? `${task.device_count} × ${task.memory_mib} MiB · ${task.compute_percent}%` : '—',
+    },
+    { title: t('tasks.qos'), dataIndex: 'qos', width: 80 },
+    { title: t('tasks.priority'), dataIndex: 'priority', width: 90 },
+    { title: t('tasks.createdAt'), dataIndex: 'created_at', width: 180, render: formatTime },
+    {
+      title: t('common.actions'),
+      key: 'actions',
+      width: 170,
+      render: (_, task) => (
+        <Space>
+          <Button size="small" type="link" onClick={() => setOpenId(task.id)}>
+            {t('tasks.detail')}
+          </Button>
+          {canCancel(task) && (
+            <Popconfirm
+              title={t('tasks.confirmCancel', { name: task.name })}
+              okText={t('common.yes')}
+              cancelText={t('common.no')}
+              onConfirm={() => cancel.mutateAsync(task)}
+            >
+              <Button size="small" type="link" danger data-testid="task-cancel">
+                {t('tasks.cancelTask')}
+              </Button>
+            </Popconfirm>
+          )}
+        </Space>
+      ),
+    },
+  ];
+
+  const apply = (v: FilterValues) => {
+    setFilter(toFilter(v));
+    setPage((p) => ({ ...p, current: 1 }));
+  };
+
+  return (
+    <Card title={t('tasks.title')} extra={<Button onClick={() => refetch()}>{t('common.refresh')}</Button>}>
+      <Form<FilterValues> form={form} layout="inline" onFinish={apply} style={{ marginBottom: 16, rowGap: 8 }}>
+        <Form.Item name="state" label={t('tasks.state')}>
+          <Select
+            mode="multiple"
+            allowClear
+            style={{ minWidth: 200 }}
+            placeholder={t('common.all')}
+            options={TASK_STATES.map((s) => ({ value: s, label: t(`taskState.${s}`) }))}
+          />
+        </Form.Item>
+        <Form.Item name="label" label={t('tasks.label')}>
+          <Input allowClear placeholder={t('tasks.labelPlaceholder')} style={{ width: 160 }} />
+        </Form.Item>
+        <Form.Item name="q" label={t('common.keyword')}>
+          <Input allowClear placeholder={t('tasks.searchPlaceholder')} style={{ width: 180 }} data-testid="task-q" />
+        </Form.Item>
+        <Form.Item name="range" label={t('common.timeRange')}>
+          <DatePicker.RangePicker showTime allowEmpty={[true, true]} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit" data-testid="task-search">
+              {t('common.search')}
+            </Button>
+            <Button
+              onClick={() => {
+                form.resetFields();
+                apply({});
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <Table<Task>
+        rowKey="id"
+        size="middle"
+        columns={columns}
+        dataSource={data?.items ?? []}
+        loading={isFetching && !data}
+        pagination={{
+          current: page.current,
+          pageSize: page.pageSize,
+          total: data?.total ?? 0,
+          pageSizeOptions: PAGE_SIZES,
+          showSizeChanger: true,
+          showTotal: (count) => t('common.total', { count }),
+          onChange: (current, pageSize) => setPage({ current, pageSize }),
+        }}
+      />
+      <TaskDrawer taskId={openId} onClose={() => setOpenId(null)} />
+    </Card>
+  );
+}

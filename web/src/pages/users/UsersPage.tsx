@@ -1,0 +1,189 @@
+// Users (admin): list with role/status/keyword filters, create with a role,
+// approve pending registrations, change role or status inline, delete.
+import { useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { PlusOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { users, type UserFilter, type UserPatch } from '../../api/endpoints';
+import { ROLES, USER_STATUSES, type Role, type User, type UserStatus } from '../../api/types';
+import { useAuth } from '../../auth/AuthContext';
+import { formatTime, PAGE_SIZES } from '../../components/format';
+import { showSuccess } from '../../components/notify';
+import CreateUserModal from './CreateUserModal';
+import RegistrationSwitch from './RegistrationSwitch';
+
+type Filter = Omit<UserFilter, 'limit' | 'offset'>;
+
+export default function UsersPage() {
+  const { t } = useTranslation();
+  const { user: me } = useAuth();
+  const qc = useQueryClient();
+  const [form] = Form.useForm<Filter>();
+  const [filter, setFilter] = useState<Filter>({});
+  const [page, setPage] = useState({ current: 1, pageSize: PAGE_SIZES[0] });
+  const [creating, setCreating] = useState(false);
+
+  const query = { ...filter, limit: page.pageSize, offset: (page.current - 1) * page.pageSize };
+  const { data, isFetching } = useQuery({
+    queryKey: ['users', query],
+    queryFn: () => users.list(query),
+    placeholderData: keepPreviousData,
+  });
+
+  const done = (key: string) => (u: User | void, vars: { user: User }) => {
+    showSuccess(t(key, { name: u?.username ?? vars.user.username }));
+    void qc.invalidateQueries({ queryKey: ['users'] });
+  };
+  const update = useMutation({
+    mutationFn: ({ user, patch }: { user: User; patch: UserPatch }) => users.update(user.id, patch),
+    onSuccess: done('users.updated'),
+  });
+  const approve = useMutation({ mutationFn: ({ user }: { user: User }) => users.approve(user.id), onSuccess: done('users.approved') });
+  const remove = useMutation({ mutationFn: ({ user }: { user: User }) => users.remove(user.id), onSuccess: done('users.deleted') });
+
+  const columns: ColumnsType<User> = [
+    {
+      title: t('users.username'),
+      dataIndex: 'username',
+      render: (name: string, u) => (
+        <Space>
+          <Typography.Text data-testid="user-row-name">{name}</Typography.Text>
+          {u.id === me?.id && <Tag color="blue">{t('users.self')}</Tag>}
+        </Space>
+      ),
+    },
+    { title: t('users.displayName'), dataIndex: 'display_name', render: (v) => v || '—' },
+    { title: t('users.email'), dataIndex: 'email', render: (v) => v || '—' },
+    {
+      title: t('users.role'),
+      dataIndex: 'role',
+      width: 140,
+      render: (role: Role, u) => (
+        <Select<Role>
+          size="small"
+          style={{ width: 120 }}
+          value={role}
+          disabled={u.id === me?.id}
+          options={ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }))}
+          onChange={(next) => update.mutate({ user: u, patch: { role: next } })}
+        />
+      ),
+    },
+    {
+      title: t('users.status'),
+      dataIndex: 'status',
+      width: 140,
+      render: (status: UserStatus, u) =>
+        status === 'pending' ? (
+          <Tag color="gold">{t('userStatus.pending')}</Tag>
+        ) : (
+          <Select<UserStatus>
+            size="small"
+            style={{ width: 120 }}
+            value={status}
+            disabled={u.id === me?.id}
+            options={(['active', 'disabled'] as UserStatus[]).map((s) => ({ value: s, label: t(`userStatus.${s}`) }))}
+            onChange={(next) => update.mutate({ user: u, patch: { status: next } })}
+          />
+        ),
+    },
+    { title: t('users.tenant'), dataIndex: 'tenant', render: (v) => v || '—' },
+    { title: t('users.createdAt'), dataIndex: 'created_at', width: 180, render: formatTime },
+    {
+      title: t('common.actions'),
+      key: 'actions',
+      width: 170,
+      render: (_, u) => (
+        <Space>
+          {u.status === 'pending' && (
+            <Button size="small" type="link" onClick={() => approve.mutate({ user: u })}>
+              {t('users.approve')}
+            </Button>
+          )}
+          {u.id !== me?.id && (
+            <Popconfirm
+              title={t('users.confirmDelete', { name: u.username })}
+              okText={t('common.yes')}
+              cancelText={t('common.no')}
+              onConfirm={() => remove.mutateAsync({ user: u })}
+            >
+              <Button size="small" type="link" danger>
+                {t('common.delete')}
+              </Button>
+            </Popconfirm>
+          )}
+        </Space>
+      ),
+    },
+  ];
+
+  const apply = (v: Filter) => {
+    setFilter({ role: v.role || undefined, status: v.status || undefined, q: v.q?.trim() || undefined });
+    setPage((p) => ({ ...p, current: 1 }));
+  };
+
+  return (
+    <Card
+      title={t('users.title')}
+      extra={
+        <Space size="large">
+          <RegistrationSwitch />
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)} data-testid="user-new">
+            {t('users.new')}
+          </Button>
+        </Space>
+      }
+    >
+      <Form<Filter> form={form} layout="inline" onFinish={apply} style={{ marginBottom: 16, rowGap: 8 }}>
+        <Form.Item name="role" label={t('users.role')}>
+          <Select allowClear style={{ width: 140 }} placeholder={t('common.all')} options={ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }))} />
+        </Form.Item>
+        <Form.Item name="status" label={t('users.status')}>
+          <Select
+            allowClear
+            style={{ width: 140 }}
+            placeholder={t('common.all')}
+            options={USER_STATUSES.map((s) => ({ value: s, label: t(`userStatus.${s}`) }))}
+          />
+        </Form.Item>
+        <Form.Item name="q" label={t('common.keyword')}>
+          <Input allowClear placeholder={t('users.searchPlaceholder')} style={{ width: 200 }} />
+        </Form.Item>
+        <Form.Item>
+          <Space>
+            <Button type="primary" htmlType="submit">
+              {t('common.search')}
+            </Button>
+            <Button
+              onClick={() => {
+                form.resetFields();
+                apply({});
+              }}
+            >
+              {t('common.reset')}
+            </Button>
+          </Space>
+        </Form.Item>
+      </Form>
+      <Table<User>
+        rowKey="id"
+        size="middle"
+        columns={columns}
+        dataSource={data?.items ?? []}
+        loading={isFetching && !data}
+        pagination={{
+          current: page.current,
+          pageSize: page.pageSize,
+          total: data?.total ?? 0,
+          pageSizeOptions: PAGE_SIZES,
+          showSizeChanger: true,
+          showTotal: (count) => t('common.total', { count }),
+          onChange: (current, pageSize) => setPage({ current, pageSize }),
+        }}
+      />
+      <CreateUserModal open={creating} onClose={() => setCreating(false)} />
+    </Card>
+  );
+}

@@ -1,0 +1,211 @@
+// End-to-end scenario of the web console against a real heteroflow server:
+// log in, create a user, find its audit entry, switch language, cancel a
+// task, render a hostile task name as text, log out. Any JavaScript dialog
+// or uncaught page error fails the run.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMIN_PASSWORD, api, launchBrowser, screenshot, startServer } from './harness.mjs';
+
+const XSS_NAME = '<img src=x onerror=alert(1)>';
+const STEP_TIMEOUT = 60_000;
+const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
+const newUser = `e2e-user-${suffix}`;
+
+let server;
+let browser;
+let page;
+const dialogs = [];
+const pageErrors = [];
+
+/** until polls fn until it returns a truthy value, or fails with what it last saw. */
+async function until(fn, what, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last}`);
+    await sleep(200);
+  }
+}
+
+/** step runs one part of the scenario and keeps a screenshot when it fails. */
+function step(name, fn) {
+  it(name, { timeout: STEP_TIMEOUT }, async () => {
+    try {
+      await fn();
+    } catch (err) {
+      const file = await screenshot(page, name);
+      err.message += `\n  screenshot: ${file}`;
+      throw err;
+    }
+  });
+}
+
+async function adminToken() {
+  const res = await api(server, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+  assert.equal(res.status, 200, `API login: ${res.text}`);
+  return res.body.access_token;
+}
+
+async function createTask(token, name) {
+  const res = await api(server, 'POST', '/api/v1/tasks', {
+    token,
+    body: { name, command: ['sleep', '3600'], labels: { suite: 'web-e2e' } },
+  });
+  assert.equal(res.status, 201, `create task: ${res.text}`);
+  return res.body;
+}
+
+async function chooseOption(selectLocator, title) {
+  await selectLocator.click();
+  await page.locator(`.ant-select-dropdown .ant-select-item-option[title="${title}"]`).filter({ visible: true }).click();
+}
+
+function row(text) {
+  return page.locator('tr.ant-table-row', { hasText: text });
+}
+
+async function searchTasks(name) {
+  await page.getByTestId('nav-tasks').click();
+  await page.getByTestId('task-q').fill(name);
+  await page.getByTestId('task-search').click();
+  await row(name).first().waitFor();
+}
+
+describe('web console', () => {
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.setDefaultTimeout(15_000);
+    page.on('dialog', async (d) => {
+      dialogs.push(`${d.type()}: ${d.message()}`);
+      await d.dismiss().catch(() => {});
+    });
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    assert.deepEqual(dialogs, [], 'no JavaScript dialog may open');
+    assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
+  });
+
+  step('anonymous visitor is sent to the login page', async () => {
+    await page.goto(`${server.consoleURL}/tasks`);
+    await page.waitForURL(/\/login$/);
+  });
+
+  step('wrong password shows the server error', async () => {
+    await page.locator('#username').fill('admin');
+    await page.locator('#password').fill('not-the-password');
+    await page.getByTestId('login-submit').click();
+    await page.getByTestId('login-error').waitFor();
+  });
+
+  step('admin logs in', async () => {
+    await page.locator('#password').fill(ADMIN_PASSWORD);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/tasks$/);
+    await until(async () => (await page.getByTestId('current-user').textContent())?.includes('admin'), 'current user in header');
+    // Pages not built yet are disabled, never shown with placeholder content.
+    const dashboard = page.locator('li.ant-menu-item', { has: page.getByTestId('nav-dashboard') });
+    assert.equal(await dashboard.getAttribute('aria-disabled'), 'true');
+  });
+
+  step('admin creates a user', async () => {
+    await page.getByTestId('nav-users').click();
+    await page.waitForURL(/\/users$/);
+    await page.getByTestId('user-new').click();
+    const modal = page.locator('.ant-modal').filter({ visible: true });
+    await modal.getByTestId('user-username').fill(newUser);
+    await modal.getByTestId('user-password').fill('E2e-User-Passw0rd!');
+    await chooseOption(modal.locator('.ant-select'), '运维');
+    await modal.locator('.ant-btn-primary').click();
+    await row(newUser).waitFor();
+    assert.match(await row(newUser).textContent(), /运维/);
+  });
+
+  step('the new user appears in the audit log', async () => {
+    await page.getByTestId('nav-audit').click();
+    await page.waitForURL(/\/audit$/);
+    await page.getByTestId('audit-q').fill(newUser);
+    // The server writes audit entries off the request path: search until it lands.
+    await until(async () => {
+      await page.getByTestId('audit-search').click();
+      await sleep(300);
+      return (await row('user.create').count()) > 0;
+    }, `a user.create audit row for ${newUser}`);
+    const entry = row('user.create').first();
+    assert.equal(await entry.getByTestId('audit-target').textContent(), `user/${newUser}`);
+    const text = await entry.textContent();
+    assert.match(text, /admin/, 'actor is admin');
+    assert.match(text, /\bok\b/, 'result ok');
+  });
+
+  step('language switches zh ↔ en and persists across reload', async () => {
+    const label = page.getByTestId('nav-users');
+    assert.equal(await label.textContent(), '用户管理');
+    await chooseOption(page.getByTestId('lang-switch'), 'English');
+    await until(async () => (await label.textContent()) === 'Users', 'English menu label');
+    // A reload resumes the session through the refresh token and keeps English.
+    await page.reload();
+    await until(async () => (await page.getByTestId('nav-users').textContent()) === 'Users', 'English after reload');
+    await chooseOption(page.getByTestId('lang-switch'), '简体中文');
+    await until(async () => (await page.getByTestId('nav-users').textContent()) === '用户管理', 'Chinese menu label');
+  });
+
+  step('a task created through the API is cancelled in the UI', async () => {
+    const token = await adminToken();
+    const name = `e2e-cancel-${suffix}`;
+    const task = await createTask(token, name);
+    await searchTasks(name);
+    await row(name).getByTestId('task-cancel').click();
+    await page.locator('.ant-popconfirm .ant-btn-primary').filter({ visible: true }).click();
+    await until(
+      async () => (await row(name).getByTestId('task-state').getAttribute('data-state')) === 'cancelled',
+      'state cancelled in the list',
+    );
+    const got = await api(server, 'GET', `/api/v1/tasks/${task.id}`, { token });
+    assert.equal(got.body?.state, 'cancelled');
+    // The detail drawer shows the transition in the events timeline.
+    await row(name).getByTestId('task-name').click();
+    await page.getByTestId('task-events').waitFor();
+    assert.match(await page.getByTestId('task-events').textContent(), /已取消/);
+    await page.keyboard.press('Escape');
+  });
+
+  step('a hostile task name renders as text', async () => {
+    const token = await adminToken();
+    await createTask(token, XSS_NAME);
+    await searchTasks(XSS_NAME);
+    const link = row(XSS_NAME).getByTestId('task-name');
+    assert.equal(await link.textContent(), XSS_NAME);
+    await link.click();
+    await page.getByTestId('drawer-task-name').waitFor();
+    assert.equal(await page.getByTestId('drawer-task-name').textContent(), XSS_NAME);
+    assert.equal(await page.locator('img[src="x"]').count(), 0, 'no <img> element was created');
+    await sleep(500); // give a broken image's onerror time to fire, were there one
+    assert.deepEqual(dialogs, []);
+    await page.keyboard.press('Escape');
+  });
+
+  step('logout ends the session and revokes the refresh token', async () => {
+    const refreshToken = await page.evaluate(() => localStorage.getItem('heteroflow.refresh_token'));
+    assert.ok(refreshToken, 'a refresh token was stored while signed in');
+    await page.getByTestId('logout').click();
+    await page.waitForURL(/\/login$/);
+    assert.equal(await page.evaluate(() => localStorage.getItem('heteroflow.refresh_token')), null);
+    const res = await api(server, 'POST', '/api/v1/auth/refresh', { body: { refresh_token: refreshToken } });
+    assert.equal(res.status, 401, `refresh after logout: ${res.text}`);
+    await page.goto(`${server.consoleURL}/users`);
+    await page.waitForURL(/\/login$/);
+  });
+});

@@ -1,0 +1,141 @@
+// Test harness for the console's browser tests: starts a real
+// `heteroflow server` on free loopback ports with a fresh data dir and a
+// known admin password, launches Debian's Chromium through playwright-core
+// (never a downloaded browser), and cleans both up.
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+
+export const RESULTS = resolve(import.meta.dirname, '..', 'test-results');
+export const ADMIN_PASSWORD = 'E2e-Admin-Passw0rd!';
+const CHROMIUM = process.env.HETEROFLOW_CHROMIUM ?? '/usr/bin/chromium';
+
+async function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+/** startServer runs $HETEROFLOW_BIN server and waits until /health answers 200. */
+export async function startServer() {
+  const bin = process.env.HETEROFLOW_BIN;
+  if (!bin) {
+    throw new Error('HETEROFLOW_BIN is not set: build the binary (make build) and run `make test-web`, or HETEROFLOW_BIN=/abs/path/heteroflow npm test');
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'hf-web-e2e-'));
+  const apiPort = await freePort();
+  const consolePort = await freePort();
+  const args = ['server', '--data-dir', dataDir, '--api-addr', `127.0.0.1:${apiPort}`, '--console-addr', `127.0.0.1:${consolePort}`];
+  const log = [];
+  const proc = spawn(bin, args, {
+    env: { ...process.env, HETEROFLOW_ADMIN_PASSWORD: ADMIN_PASSWORD },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout.on('data', (b) => log.push(b.toString()));
+  proc.stderr.on('data', (b) => log.push(b.toString()));
+  let exited = null;
+  proc.on('exit', (code, signal) => {
+    exited = { code, signal };
+  });
+
+  const server = {
+    apiURL: `http://127.0.0.1:${apiPort}`,
+    consoleURL: `http://127.0.0.1:${consolePort}`,
+    log: () => log.join(''),
+    async stop() {
+      if (exited === null) {
+        proc.kill('SIGTERM');
+        for (let i = 0; i < 100 && exited === null; i++) await sleep(100);
+        if (exited === null) proc.kill('SIGKILL');
+      }
+      await mkdir(RESULTS, { recursive: true });
+      await writeFile(join(RESULTS, 'server.log'), log.join(''));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+
+  const deadline = Date.now() + 90_000; // first start runs migrations; this VM has 2 cores
+  for (;;) {
+    if (exited !== null) {
+      await server.stop();
+      throw new Error(`heteroflow server exited early (${JSON.stringify(exited)}):\n${server.log()}`);
+    }
+    try {
+      const [api, ui] = await Promise.all([fetch(`${server.apiURL}/health`), fetch(`${server.consoleURL}/health`)]);
+      if (api.status === 200 && ui.status === 200) return server;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`heteroflow server did not report healthy within 90s:\n${server.log()}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** launchBrowser starts headless Chromium with a fresh profile; close() removes it. */
+export async function launchBrowser() {
+  const profile = await mkdtemp(join(tmpdir(), 'hf-web-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    viewport: { width: 1440, height: 900 },
+    locale: 'zh-CN',
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** api calls the REST API directly (used to set up data the scenario then uses in the UI). */
+export async function api(server, method, path, { token, body } = {}) {
+  const res = await fetch(`${server.apiURL}${path}`, {
+    method,
+    headers: {
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, body: json, text };
+}
+
+/** screenshot saves the page into web/test-results (gitignored) for a failed step. */
+export async function screenshot(page, name) {
+  await mkdir(RESULTS, { recursive: true });
+  const file = join(RESULTS, `${name.replace(/[^a-z0-9-]+/gi, '_')}.png`);
+  await page.screenshot({ path: file, fullPage: true }).catch(() => {});
+  return file;
+}
