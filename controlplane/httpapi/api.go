@@ -173,6 +173,14 @@ func (a *API) Mount(pattern string, acc Access, h http.Handler) {
 	a.record("*", pattern+"/*", acc)
 }
 
+// auditMeta is the huma.Operation Metadata key naming the audit action of a
+// mutating operation (e.g. "task.cancel"); without it the action is
+// "<METHOD> <route pattern>".
+const auditMeta = "audit"
+
+// Audited returns Metadata naming op's audit action.
+func Audited(action string) map[string]any { return map[string]any{auditMeta: action} }
+
 // Register adds a documented huma operation guarded by acc. Handler errors
 // are mapped to the API's error shape through the one status table.
 func Register[I, O any](a *API, op huma.Operation, acc Access, h func(context.Context, *I) (*O, error)) {
@@ -185,7 +193,12 @@ func Register[I, O any](a *API, op huma.Operation, acc Access, h func(context.Co
 	}
 	op.MaxBodyBytes = a.opts.MaxBodyBytes + 1 // BodyLimit enforces the real cap first
 	op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden)
+	action, _ := op.Metadata[auditMeta].(string)
 	op.Middlewares = append(op.Middlewares, func(ctx huma.Context, next func(huma.Context)) {
+		if action != "" {
+			// Named before the access check so denied calls carry it too.
+			SetAudit(ctx.Context(), action, "")
+		}
 		if err := check(ctx.Context(), acc); err != nil {
 			ae := toAPIError(a.log, err)
 			_ = huma.WriteErr(a.huma, ctx, ae.status, ae.Body.Message)

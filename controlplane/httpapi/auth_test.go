@@ -69,8 +69,8 @@ func TestRefreshRotationAndReuse(t *testing.T) {
 			}
 		}
 	}
-	require.Equal(t, 4, refreshes)
-	require.Equal(t, 3, reuse)
+	require.Equal(t, 5, refreshes)
+	require.Equal(t, 4, reuse)
 }
 
 func TestLockout(t *testing.T) {

@@ -185,7 +185,10 @@ func (e *env) audit(query string) []AuditJSON {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(e.t, e.auditor.Flush(ctx))
+	// A fresh token: tests move the clock past the login-time token's expiry.
+	tok, _, err := e.auth.Tokens().Issue(e.users[controlplane.RoleAdmin])
+	require.NoError(e.t, err)
 	var l List[AuditJSON]
-	require.Equal(e.t, http.StatusOK, e.call(http.MethodGet, "/api/v1/audit?limit=1000&"+query, e.tokens[controlplane.RoleAdmin], nil, &l))
+	require.Equal(e.t, http.StatusOK, e.call(http.MethodGet, "/api/v1/audit?limit=1000&"+query, tok, nil, &l))
 	return l.Items
 }

@@ -79,8 +79,13 @@ func init() {
 				continue
 			}
 			var d *huma.ErrorDetail
-			if errors.As(e, &d) && d.Location != "" {
-				parts = append(parts, strings.TrimPrefix(d.Location, "body.")+": "+d.Message)
+			if errors.As(e, &d) {
+				loc := strings.TrimPrefix(strings.TrimPrefix(d.Location, "body"), ".")
+				if loc == "" {
+					parts = append(parts, d.Message)
+				} else {
+					parts = append(parts, loc+": "+d.Message)
+				}
 			} else {
 				parts = append(parts, e.Error())
 			}

@@ -36,10 +36,10 @@ func (a *API) registerAPIKeys() {
 	tags := []string{"apikeys"}
 	Register(a, huma.Operation{OperationID: "list-apikeys", Method: http.MethodGet, Path: Prefix + "/apikeys",
 		Summary: "List API keys (own; admins see all)", Tags: tags}, Perm(auth.ResAPIKeys, auth.ActRead), a.listKeys)
-	Register(a, huma.Operation{OperationID: "create-apikey", Method: http.MethodPost, Path: Prefix + "/apikeys",
+	Register(a, huma.Operation{OperationID: "create-apikey", Metadata: Audited("apikey.create"), Method: http.MethodPost, Path: Prefix + "/apikeys",
 		Summary: "Create an API key with a role at most the creator's", Tags: tags, DefaultStatus: http.StatusCreated},
 		Perm(auth.ResAPIKeys, auth.ActWrite), a.createKey)
-	Register(a, huma.Operation{OperationID: "revoke-apikey", Method: http.MethodDelete, Path: Prefix + "/apikeys/{id}",
+	Register(a, huma.Operation{OperationID: "revoke-apikey", Metadata: Audited("apikey.revoke"), Method: http.MethodDelete, Path: Prefix + "/apikeys/{id}",
 		Summary: "Revoke an API key", Tags: tags, DefaultStatus: http.StatusNoContent},
 		Perm(auth.ResAPIKeys, auth.ActDelete), a.revokeKey)
 }

@@ -45,16 +45,16 @@ type registerIn struct {
 }
 
 func (a *API) registerAuth() {
-	Register(a, huma.Operation{OperationID: "login", Method: http.MethodPost, Path: Prefix + "/auth/login",
+	Register(a, huma.Operation{OperationID: "login", Metadata: Audited("auth.login"), Method: http.MethodPost, Path: Prefix + "/auth/login",
 		Summary: "Log in with username and password", Tags: []string{"auth"}, Errors: []int{423, 429}},
 		Public, a.login)
-	Register(a, huma.Operation{OperationID: "refresh", Method: http.MethodPost, Path: Prefix + "/auth/refresh",
+	Register(a, huma.Operation{OperationID: "refresh", Metadata: Audited("auth.refresh"), Method: http.MethodPost, Path: Prefix + "/auth/refresh",
 		Summary: "Exchange a refresh token for a new session (rotation)", Tags: []string{"auth"}},
 		Public, a.refresh)
-	Register(a, huma.Operation{OperationID: "logout", Method: http.MethodPost, Path: Prefix + "/auth/logout",
+	Register(a, huma.Operation{OperationID: "logout", Metadata: Audited("auth.logout"), Method: http.MethodPost, Path: Prefix + "/auth/logout",
 		Summary: "Revoke the refresh token's session", Tags: []string{"auth"}, DefaultStatus: http.StatusNoContent},
 		Authenticated, a.logout)
-	Register(a, huma.Operation{OperationID: "register", Method: http.MethodPost, Path: Prefix + "/auth/register",
+	Register(a, huma.Operation{OperationID: "register", Metadata: Audited("auth.register"), Method: http.MethodPost, Path: Prefix + "/auth/register",
 		Summary: "Self-register (pending until an admin approves); 403 when disabled", Tags: []string{"auth"},
 		DefaultStatus: http.StatusCreated},
 		Public, a.register)

@@ -29,7 +29,7 @@ func (a *API) registerSettings() {
 	tags := []string{"settings"}
 	Register(a, huma.Operation{OperationID: "get-registration", Method: http.MethodGet, Path: Prefix + "/settings/registration",
 		Summary: "Is self-registration enabled", Tags: tags}, Perm(auth.ResSettings, auth.ActRead), a.getRegistration)
-	Register(a, huma.Operation{OperationID: "put-registration", Method: http.MethodPut, Path: Prefix + "/settings/registration",
+	Register(a, huma.Operation{OperationID: "put-registration", Metadata: Audited("settings.registration"), Method: http.MethodPut, Path: Prefix + "/settings/registration",
 		Summary: "Enable or disable self-registration", Tags: tags}, Perm(auth.ResSettings, auth.ActWrite), a.putRegistration)
 }
 

@@ -39,13 +39,13 @@ type cancelTaskIn struct {
 
 func (a *API) registerTasks() {
 	tags := []string{"tasks"}
-	Register(a, huma.Operation{OperationID: "create-task", Method: http.MethodPost, Path: Prefix + "/tasks",
+	Register(a, huma.Operation{OperationID: "create-task", Metadata: Audited("task.create"), Method: http.MethodPost, Path: Prefix + "/tasks",
 		Summary: "Submit a task", Tags: tags, DefaultStatus: http.StatusCreated}, Perm(auth.ResTasks, auth.ActWrite), a.createTask)
 	Register(a, huma.Operation{OperationID: "list-tasks", Method: http.MethodGet, Path: Prefix + "/tasks",
 		Summary: "List tasks (role user: own tasks only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.listTasks)
 	Register(a, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: Prefix + "/tasks/{id}",
 		Summary: "Get a task", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.getTask)
-	Register(a, huma.Operation{OperationID: "cancel-task", Method: http.MethodPost, Path: Prefix + "/tasks/{id}/cancel",
+	Register(a, huma.Operation{OperationID: "cancel-task", Metadata: Audited("task.cancel"), Method: http.MethodPost, Path: Prefix + "/tasks/{id}/cancel",
 		Summary: "Cancel a task (owner or operator+)", Tags: tags, Errors: []int{404, 409}}, Perm(auth.ResTasks, auth.ActCancel), a.cancelTask)
 	Register(a, huma.Operation{OperationID: "list-task-events", Method: http.MethodGet, Path: Prefix + "/tasks/{id}/events",
 		Summary: "A task's state transitions", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.taskEvents)

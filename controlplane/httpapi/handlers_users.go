@@ -50,15 +50,15 @@ func (a *API) registerUsers() {
 	tags := []string{"users"}
 	Register(a, huma.Operation{OperationID: "list-users", Method: http.MethodGet, Path: Prefix + "/users",
 		Summary: "List users", Tags: tags}, Perm(auth.ResUsers, auth.ActRead), a.listUsers)
-	Register(a, huma.Operation{OperationID: "create-user", Method: http.MethodPost, Path: Prefix + "/users",
+	Register(a, huma.Operation{OperationID: "create-user", Metadata: Audited("user.create"), Method: http.MethodPost, Path: Prefix + "/users",
 		Summary: "Create a user", Tags: tags, DefaultStatus: http.StatusCreated}, Perm(auth.ResUsers, auth.ActWrite), a.createUserOp)
 	Register(a, huma.Operation{OperationID: "get-user", Method: http.MethodGet, Path: Prefix + "/users/{id}",
 		Summary: "Get a user", Tags: tags}, Perm(auth.ResUsers, auth.ActRead), a.getUser)
-	Register(a, huma.Operation{OperationID: "update-user", Method: http.MethodPatch, Path: Prefix + "/users/{id}",
+	Register(a, huma.Operation{OperationID: "update-user", Metadata: Audited("user.update"), Method: http.MethodPatch, Path: Prefix + "/users/{id}",
 		Summary: "Change a user's role, status, profile or password", Tags: tags}, Perm(auth.ResUsers, auth.ActWrite), a.patchUser)
-	Register(a, huma.Operation{OperationID: "delete-user", Method: http.MethodDelete, Path: Prefix + "/users/{id}",
+	Register(a, huma.Operation{OperationID: "delete-user", Metadata: Audited("user.delete"), Method: http.MethodDelete, Path: Prefix + "/users/{id}",
 		Summary: "Delete a user", Tags: tags, DefaultStatus: http.StatusNoContent}, Perm(auth.ResUsers, auth.ActDelete), a.deleteUser)
-	Register(a, huma.Operation{OperationID: "approve-user", Method: http.MethodPost, Path: Prefix + "/users/{id}/approve",
+	Register(a, huma.Operation{OperationID: "approve-user", Metadata: Audited("user.approve"), Method: http.MethodPost, Path: Prefix + "/users/{id}/approve",
 		Summary: "Approve a self-registered user", Tags: tags}, Perm(auth.ResUsers, auth.ActWrite), a.approveUser)
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang/snappy"
+	"github.com/prometheus/prometheus/prompb"
 	"github.com/stretchr/testify/require"
 )
 
@@ -67,12 +69,17 @@ func startProcess(tb testing.TB, addr, readyPath, bin string, args ...string) {
 // startPrometheus starts Debian's Prometheus with the remote-write receiver
 // and the given extra configuration; it returns its address.
 func startPrometheus(tb testing.TB, configYAML string) string {
+	return startPrometheusAt(tb, freeAddr(tb), configYAML)
+}
+
+// startPrometheusAt is startPrometheus on a chosen address, for configs
+// that must name it (self-scrape).
+func startPrometheusAt(tb testing.TB, addr, configYAML string) string {
 	tb.Helper()
 	requireBinary(tb, prometheusBin)
 	dir := tb.TempDir()
 	cfg := filepath.Join(dir, "prometheus.yml")
 	require.NoError(tb, os.WriteFile(cfg, []byte(configYAML), 0o600))
-	addr := freeAddr(tb)
 	startProcess(tb, addr, "/-/ready", prometheusBin,
 		"--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--web.enable-remote-write-receiver")
@@ -92,3 +99,14 @@ func startVictoria(tb testing.TB) string {
 }
 
 func url(addr, path string) string { return fmt.Sprintf("http://%s%s", addr, path) }
+
+// remoteWriteBody is a snappy remote-write 1.0 request with one sample.
+func remoteWriteBody(tb testing.TB, name string, at time.Time, v float64) []byte {
+	tb.Helper()
+	raw, err := (&prompb.WriteRequest{Timeseries: []prompb.TimeSeries{{
+		Labels:  []prompb.Label{{Name: "__name__", Value: name}},
+		Samples: []prompb.Sample{{Timestamp: at.UnixMilli(), Value: v}},
+	}}}).Marshal()
+	require.NoError(tb, err)
+	return snappy.Encode(nil, raw)
+}

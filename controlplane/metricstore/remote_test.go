@@ -29,7 +29,7 @@ func TestRemoteConsumerSuite(t *testing.T) {
 			cfg.Mode = metricstore.ModeRemote
 			cfg.Remote.QueryURL = url(addr, "")
 			cfg.Remote.WriteURL = url(addr, "/api/v1/write")
-			s, err := metricstore.Open(cfg, metricstore.Options{})
+			s, err := metricstore.Open(cfg, metricstore.Options{Logger: quiet})
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, s.Close()) })
 

@@ -51,8 +51,12 @@ func ParseTable(data []byte) (*inventory.Snapshot, error) {
 	var cur *inventory.Device
 	row := 0
 	for _, l := range lines[start:] {
-		if strings.HasPrefix(strings.TrimSpace(l), "---") || strings.TrimSpace(l) == "" {
+		if strings.TrimSpace(l) == "" || strings.Contains(l, "Processes") {
 			break
+		}
+		if pu.IsRule(l) { // separator between devices
+			cur = nil
+			continue
 		}
 		cells := strings.Split(l, "|")
 		for i := range cells {

@@ -1,6 +1,8 @@
 package mxsmireceiver
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	pu "github.com/heteroflow/heteroflow/receivers/smi/parseutil"
@@ -12,6 +14,12 @@ import (
 func FuzzParseMxsmi(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > pu.MaxInput {

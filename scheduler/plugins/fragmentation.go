@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -24,8 +25,9 @@ import (
 // fragmentation scores above 50. F before placement is cached per node
 // version (incremental: only changed nodes are recomputed).
 type Fragmentation struct {
-	h        framework.Handle
-	coverage float64
+	h         framework.Handle
+	coverage  float64
+	gpuWeight float64
 	mu    sync.RWMutex // guards specs against SetWorkload from another goroutine
 	specs []fragSpec
 	raw   []WorkloadSpec
@@ -43,19 +45,30 @@ type fragSpec struct {
 	n       int
 	milli   int32
 	mem     int64
-	w       float64
+	w       int64  // popularity × weightScale: integer, so equal growths tie exactly
 	allowed []bool // by model id
 }
 
 type fragCache struct {
 	version uint64
-	f       float64
+	f       int64
 }
+
+// weightScale turns popularity shares into integers (1e-6 resolution), so
+// F is exact integer arithmetic: floating sums in different orders would
+// turn true ties into arbitrary sub-epsilon differences, and REFERENCE.md
+// shows the tie rule alone moves FGD by points.
+const weightScale = 1e6
 
 type fragmentationArgs struct {
 	// Coverage of the target workload when built from observed tasks
 	// (ObserveWorkload): 1.0 keeps every shape, FGD's paper used 0.95.
 	Coverage float64 `yaml:"coverage"`
+	// GPUWeight adds to each shape's popularity its device demand:
+	// weight ∝ count × (1 + GPUWeight × devices × compute share), so rare
+	// but large (multi-device) shapes count by the capacity they need,
+	// not only by how often they arrive. 0 = FGD's pure popularity.
+	GPUWeight float64 `yaml:"gpuWeight"`
 }
 
 var (
@@ -74,7 +87,10 @@ func NewFragmentation(args framework.Args, h framework.Handle) (framework.Plugin
 	if a.Coverage <= 0 || a.Coverage > 1 {
 		return nil, fmt.Errorf("coverage must be in (0, 1], got %v", a.Coverage)
 	}
-	return &Fragmentation{h: h, coverage: a.Coverage}, nil
+	if a.GPUWeight < 0 || a.GPUWeight > 1000 {
+		return nil, fmt.Errorf("gpuWeight must be in [0, 1000], got %v", a.GPUWeight)
+	}
+	return &Fragmentation{h: h, coverage: a.Coverage, gpuWeight: a.GPUWeight}, nil
 }
 
 // ObserveWorkload builds the target workload from observed requests with
@@ -83,6 +99,17 @@ func (p *Fragmentation) ObserveWorkload(reqs []model.Request) error {
 	specs, err := BuildWorkload(reqs, p.coverage)
 	if err != nil {
 		return err
+	}
+	if p.gpuWeight > 0 {
+		sum := 0.0
+		for i := range specs {
+			s := &specs[i]
+			s.Weight *= 1 + p.gpuWeight*float64(s.DeviceCount)*float64(s.ComputeMilli)/model.WholeMilli
+			sum += s.Weight
+		}
+		for i := range specs {
+			specs[i].Weight /= sum
+		}
 	}
 	return p.SetWorkload(specs)
 }
@@ -144,7 +171,8 @@ func homogeneousModel(n *model.Node) int {
 func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 	p.specs = p.specs[:0]
 	for _, s := range p.raw {
-		fs := fragSpec{cpu: s.CPUMilli, n: s.DeviceCount, milli: s.ComputeMilli, mem: s.MemoryMiB, w: s.Weight,
+		fs := fragSpec{cpu: s.CPUMilli, n: s.DeviceCount, milli: s.ComputeMilli, mem: s.MemoryMiB,
+			w:       int64(math.Round(s.Weight * weightScale)),
 			allowed: make([]bool, len(models))}
 		r := model.Request{Vendor: s.Vendor, Models: s.Models}
 		for id, m := range models {
@@ -169,7 +197,7 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 	}
 	cpuAfter := n.FreeCPU - r.CPUMilli
 	if r.DeviceCount == 0 {
-		out.Cost, out.CostBy = p.fragLocked(n, cpuAfter, frees)-before, NameFragmentation
+		out.Cost, out.CostBy = float64(p.fragLocked(n, cpuAfter, frees)-before)/weightScale, NameFragmentation
 		return framework.OK
 	}
 	p.cands = fittingDevices(c, n, p.cands[:0])
@@ -181,13 +209,13 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 		for _, s := range out.Slices {
 			frees[s.Device] -= s.ComputeMilli
 		}
-		out.Cost, out.CostBy = p.fragLocked(n, cpuAfter, frees)-before, NameFragmentation
+		out.Cost, out.CostBy = float64(p.fragLocked(n, cpuAfter, frees)-before)/weightScale, NameFragmentation
 		return framework.OK
 	}
 	// One device: try each distinct free level once (devices with the same
 	// free compute and memory give the same Δ); keep the least growth, then
 	// the tightest device, then the lowest index.
-	best, bestDelta := -1, 0.0
+	best, bestDelta := -1, int64(0)
 	for i := range p.cands {
 		cd := &p.cands[i]
 		dup := false
@@ -208,7 +236,7 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 		}
 	}
 	out.Slices = append(out.Slices, p.cands[best].slice)
-	out.Cost, out.CostBy = bestDelta, NameFragmentation
+	out.Cost, out.CostBy = float64(bestDelta)/weightScale, NameFragmentation
 	return framework.OK
 }
 
@@ -235,17 +263,17 @@ func (p *Fragmentation) Delta(n *model.NodeInfo, r *model.Request, slices []mode
 	for _, s := range slices {
 		frees[s.Device] -= s.ComputeMilli
 	}
-	return p.fragLocked(n, n.FreeCPU-r.CPUMilli, frees) - before
+	return float64(p.fragLocked(n, n.FreeCPU-r.CPUMilli, frees)-before) / weightScale
 }
 
-// NodeFrag is F_n for n's current state.
+// NodeFrag is F_n for n's current state, in milli-devices.
 func (p *Fragmentation) NodeFrag(n *model.NodeInfo) float64 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return p.nodeFragLocked(n)
+	return float64(p.nodeFragLocked(n)) / weightScale
 }
 
-func (p *Fragmentation) nodeFragLocked(n *model.NodeInfo) float64 {
+func (p *Fragmentation) nodeFragLocked(n *model.NodeInfo) int64 {
 	if n.Index < len(p.before) && p.before[n.Index].version == n.Version {
 		return p.before[n.Index].f
 	}
@@ -264,7 +292,7 @@ func (p *Fragmentation) nodeFragLocked(n *model.NodeInfo) float64 {
 // fragLocked computes F_n for a hypothetical state (free CPU, free milli
 // per device); devices held by gold partitions or whole-device tasks can
 // host no shared shape, so their free milli always counts as fragment.
-func (p *Fragmentation) fragLocked(n *model.NodeInfo, freeCPU int64, frees []int32) float64 {
+func (p *Fragmentation) fragLocked(n *model.NodeInfo, freeCPU int64, frees []int32) int64 {
 	var total int64
 	for _, f := range frees {
 		total += int64(f)
@@ -277,11 +305,11 @@ func (p *Fragmentation) fragLocked(n *model.NodeInfo, freeCPU int64, frees []int
 		homog = p.homog[n.Index]
 	}
 	devs := n.Node.Devices
-	f := 0.0
+	f := int64(0)
 	for si := range p.specs {
 		m := &p.specs[si]
 		if m.n == 0 || freeCPU < m.cpu || m.n > len(frees) || (homog >= 0 && !m.allowed[homog]) {
-			f += m.w * float64(total)
+			f += m.w * total
 			continue
 		}
 		cnt, lt := 0, int64(0)
@@ -297,9 +325,9 @@ func (p *Fragmentation) fragLocked(n *model.NodeInfo, freeCPU int64, frees []int
 			}
 		}
 		if cnt < m.n {
-			f += m.w * float64(total)
+			f += m.w * total
 		} else {
-			f += m.w * float64(lt)
+			f += m.w * lt
 		}
 	}
 	return f

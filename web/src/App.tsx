@@ -1,9 +1,9 @@
 // Routes: /login outside the frame; every other page inside MainLayout behind
 // RequireAuth. Only built pages have routes; menu entries of the others are
 // disabled (see layout/nav.tsx).
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useNavigate } from 'react-router-dom';
-import { Button, Result } from 'antd';
+import { Button, Result, Spin } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { Role } from './api/types';
 import { RequireAuth, useAuth } from './auth/AuthContext';
@@ -14,6 +14,9 @@ import LoginPage from './pages/LoginPage';
 import TasksPage from './pages/tasks/TasksPage';
 import UsersPage from './pages/users/UsersPage';
 import AuditPage from './pages/audit/AuditPage';
+
+// ECharts is large: the metrics explorer loads it only when opened.
+const MetricsPage = lazy(() => import('./pages/metrics/MetricsPage'));
 
 function RequireRole({ min, children }: { min: Role; children: ReactNode }) {
   const { user } = useAuth();
@@ -64,6 +67,14 @@ export default function App() {
             <RequireRole min="admin">
               <UsersPage />
             </RequireRole>
+          }
+        />
+        <Route
+          path="/metrics"
+          element={
+            <Suspense fallback={<Spin />}>
+              <MetricsPage />
+            </Suspense>
           }
         />
         <Route path="*" element={<NotFound />} />

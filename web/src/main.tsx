@@ -13,8 +13,13 @@ import { AuthProvider } from './auth/AuthContext';
 import { NotifyBridge, showError } from './components/notify';
 
 const queryClient = new QueryClient({
-  // Every failed load is reported once with the server's message.
-  queryCache: new QueryCache({ onError: (err) => showError(err) }),
+  // Every failed load is reported once with the server's message, except
+  // queries marked meta.inlineErrors, whose page shows the error in place.
+  queryCache: new QueryCache({
+    onError: (err, query) => {
+      if (!query.meta?.inlineErrors) showError(err);
+    },
+  }),
   defaultOptions: {
     queries: { retry: false, refetchOnWindowFocus: false, staleTime: 5_000 },
     mutations: { onError: (err) => showError(err) },

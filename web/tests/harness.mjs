@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 
 export const RESULTS = resolve(import.meta.dirname, '..', 'test-results');
-export const ADMIN_PASSWORD = 'E2e-Admin-Passw0rd!';
+export const ADMIN_PASSWORD = 'E2e-Root-Passw0rd!7';
 const CHROMIUM = process.env.HETEROFLOW_CHROMIUM ?? '/usr/bin/chromium';
 
 async function freePort() {

@@ -43,7 +43,11 @@ async function errorFrom(res: Response): Promise<ApiError> {
   let message = res.statusText || `HTTP ${res.status}`;
   try {
     const body = await res.json();
-    if (body && typeof body === 'object' && body.error) {
+    if (body && typeof body === 'object' && typeof body.error === 'string') {
+      // Prometheus HTTP API envelope: {"status":"error","errorType":…,"error":…}
+      code = String(body.errorType ?? code);
+      message = body.error;
+    } else if (body && typeof body === 'object' && body.error) {
       code = String(body.error.code ?? code);
       message = String(body.error.message ?? message);
     }

@@ -138,6 +138,23 @@ const en = {
     transition: '{{from}} → {{to}}',
     by: 'by {{actor}}',
   },
+  metrics: {
+    title: 'Metrics explorer',
+    placeholder: 'PromQL expression, e.g. avg by (hw_vendor) (hw_gpu_utilization)',
+    run: 'Run',
+    hint: 'Ctrl+Enter runs the query',
+    graph: 'Graph',
+    table: 'Table',
+    error: 'The query failed',
+    noData: 'No data in this range',
+    series: 'Series',
+    value: 'Value',
+    time: 'Time',
+    samples: 'Samples',
+    truncated: 'Showing the first {{shown}} of {{total}} series',
+    unavailable: 'The metrics query API is not available on this server',
+    range: { '1h': '1 hour', '6h': '6 hours', '24h': '24 hours', '3d': '3 days', '7d': '7 days' },
+  },
 };
 
 export default en;

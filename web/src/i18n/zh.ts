@@ -140,6 +140,23 @@ const zh: Messages = {
     transition: '{{from}} → {{to}}',
     by: '操作者 {{actor}}',
   },
+  metrics: {
+    title: '指标查询',
+    placeholder: 'PromQL 表达式，例如 avg by (hw_vendor) (hw_gpu_utilization)',
+    run: '执行',
+    hint: 'Ctrl+Enter 执行查询',
+    graph: '图表',
+    table: '表格',
+    error: '查询失败',
+    noData: '该时间范围内无数据',
+    series: '序列',
+    value: '值',
+    time: '时间',
+    samples: '样本数',
+    truncated: '仅显示前 {{shown}} 条序列（共 {{total}} 条）',
+    unavailable: '当前服务端未提供指标查询接口',
+    range: { '1h': '1 小时', '6h': '6 小时', '24h': '24 小时', '3d': '3 天', '7d': '7 天' },
+  },
 };
 
 export default zh;

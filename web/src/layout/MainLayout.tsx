@@ -6,7 +6,8 @@ import { Button, Layout, Menu, Select, Space, Tag, Tooltip, Typography } from 'a
 import type { MenuProps } from 'antd';
 import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { prom } from '../api/prometheus';
 import { logout } from '../api/session';
 import { useAuth } from '../auth/AuthContext';
 import { atLeast } from '../auth/roles';
@@ -23,14 +24,24 @@ export default function MainLayout() {
   const queryClient = useQueryClient();
   const [collapsed, setCollapsed] = useState(false);
 
+  // The metrics explorer needs the server's Prometheus-compatible API; probe
+  // it once so the entry is enabled only where that API answers.
+  const promProbe = useQuery({
+    queryKey: ['capability', 'prometheus'],
+    queryFn: prom.buildinfo,
+    staleTime: Infinity,
+    meta: { inlineErrors: true },
+  });
+  const available = (n: (typeof NAV)[number]) => n.built && (n.needs !== 'prometheus' || promProbe.isSuccess);
+
   const items: MenuProps['items'] = NAV.filter((n) => atLeast(user?.role, n.minRole)).map((n) => ({
     key: n.path,
     icon: n.icon,
-    disabled: !n.built,
-    label: n.built ? (
+    disabled: !available(n),
+    label: available(n) ? (
       <span data-testid={`nav-${n.key}`}>{t(`nav.${n.key}`)}</span>
     ) : (
-      <Tooltip title={t('nav.comingSoon')} placement="right">
+      <Tooltip title={n.built ? t('metrics.unavailable') : t('nav.comingSoon')} placement="right">
         <span data-testid={`nav-${n.key}`} aria-disabled="true">
           {t(`nav.${n.key}`)}
         </span>

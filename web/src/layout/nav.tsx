@@ -24,6 +24,8 @@ export interface NavItem {
   icon: ReactNode;
   built: boolean;
   minRole: Role;
+  /** needs names a server capability probed at runtime; without it the entry stays disabled. */
+  needs?: 'prometheus';
 }
 
 export const NAV: NavItem[] = [
@@ -37,7 +39,7 @@ export const NAV: NavItem[] = [
   { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, built: false, minRole: 'operator' },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, built: true, minRole: 'operator' },
   { key: 'users', path: '/users', icon: <TeamOutlined />, built: true, minRole: 'admin' },
-  { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, built: false, minRole: 'viewer' },
+  { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, built: true, minRole: 'viewer', needs: 'prometheus' },
 ];
 
 export const HOME = '/tasks';

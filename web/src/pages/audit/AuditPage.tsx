@@ -58,7 +58,11 @@ export default function AuditPage() {
       dataIndex: 'result',
       width: 140,
       ellipsis: true,
-      render: (r: string) => <Typography.Text type={r === 'ok' ? 'success' : 'danger'}>{r}</Typography.Text>,
+      render: (r: string) => (
+        <Typography.Text type={r === 'ok' ? 'success' : 'danger'} data-testid="audit-result">
+          {r}
+        </Typography.Text>
+      ),
     },
     { title: t('audit.detail'), dataIndex: 'detail', ellipsis: true, render: (d?: string) => d || '—' },
   ];

@@ -55,7 +55,9 @@ export default function TasksPage() {
       dataIndex: 'name',
       ellipsis: true,
       render: (name: string, task) => (
-        <a data-testid="task-name" onClick={() => setOpenId(task.id)} dangerouslySetInnerHTML={{ __html: name }} />
+        <Typography.Link data-testid="task-name" onClick={() => setOpenId(task.id)}>
+          {name}
+        </Typography.Link>
       ),
     },
     { title: t('tasks.state'), dataIndex: 'state', width: 110, render: (s) => <TaskStateTag state={s} /> },

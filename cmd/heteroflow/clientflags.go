@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heteroflow/heteroflow/controlplane/client"
+)
+
+// clientFlags are shared by the client commands: a server URL and an API
+// key override the saved login (heteroflow login).
+type clientFlags struct {
+	server string
+	apiKey string
+	json   bool
+}
+
+func (f *clientFlags) register(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVar(&f.server, "server", "", "server URL (default: the one saved by login) / 服务器地址")
+	cmd.PersistentFlags().StringVar(&f.apiKey, "api-key", os.Getenv("HETEROFLOW_API_KEY"), "API key hf_… (or HETEROFLOW_API_KEY) / API 密钥")
+	cmd.PersistentFlags().BoolVar(&f.json, "json", false, "print JSON / 以 JSON 输出")
+}
+
+// client builds an API client from flags or saved credentials.
+func (f *clientFlags) client() (*client.Client, error) {
+	if f.apiKey != "" {
+		if f.server == "" {
+			return nil, fmt.Errorf("--server is required with --api-key / 使用 --api-key 时必须指定 --server")
+		}
+		c, err := client.New(f.server, nil)
+		if err != nil {
+			return nil, err
+		}
+		return c.WithAPIKey(f.apiKey), nil
+	}
+	path, err := client.DefaultCredentialsPath()
+	if err != nil {
+		return nil, err
+	}
+	cr, err := client.LoadCredentials(path)
+	if err != nil {
+		return nil, err
+	}
+	server := cr.Server
+	if f.server != "" && f.server != cr.Server {
+		return nil, fmt.Errorf("saved login is for %s, not %s: log in again or pass --api-key / 已保存的登录属于 %s", cr.Server, f.server, cr.Server)
+	}
+	c, err := client.New(server, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.WithCredentials(cr, path), nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,35 @@
+package agentapi
+
+import "sync"
+
+// notifier wakes a node's waiting long-poll. Each node has a channel with a
+// buffer of one: a poke while nobody waits is kept for the next poll, and
+// several pokes collapse into one (the poll reads all open items anyway).
+type notifier struct {
+	mu sync.Mutex
+	ch map[string]chan struct{}
+}
+
+func newNotifier() *notifier { return &notifier{ch: map[string]chan struct{}{}} }
+
+func (n *notifier) channel(node string) chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c, ok := n.ch[node]
+	if !ok {
+		c = make(chan struct{}, 1)
+		n.ch[node] = c
+	}
+	return c
+}
+
+// Notify pokes node's channel without blocking.
+func (n *notifier) Notify(node string) {
+	select {
+	case n.channel(node) <- struct{}{}:
+	default:
+	}
+}
+
+// C returns the channel a poll of node waits on.
+func (n *notifier) C(node string) <-chan struct{} { return n.channel(node) }

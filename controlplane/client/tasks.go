@@ -1,0 +1,71 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+)
+
+// TaskList is a page of tasks.
+type TaskList = httpapi.List[httpapi.TaskJSON]
+
+// SubmitTask creates a task.
+func (c *Client) SubmitTask(ctx context.Context, spec httpapi.TaskSpecJSON) (*httpapi.TaskJSON, error) {
+	var t httpapi.TaskJSON
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/tasks", spec, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// ListTasks lists tasks; q holds the filters (state, owner, label, since, until, q, tenant, limit, offset).
+func (c *Client) ListTasks(ctx context.Context, q url.Values) (*TaskList, error) {
+	var l TaskList
+	path := "/api/v1/tasks"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	if err := c.Do(ctx, http.MethodGet, path, nil, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// GetTask fetches one task.
+func (c *Client) GetTask(ctx context.Context, id int64) (*httpapi.TaskJSON, error) {
+	var t httpapi.TaskJSON
+	if err := c.Do(ctx, http.MethodGet, "/api/v1/tasks/"+strconv.FormatInt(id, 10), nil, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// CancelTask cancels a task.
+func (c *Client) CancelTask(ctx context.Context, id int64) (*httpapi.TaskJSON, error) {
+	var t httpapi.TaskJSON
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/tasks/"+strconv.FormatInt(id, 10)+"/cancel", nil, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// ListAudit queries the audit log.
+func (c *Client) ListAudit(ctx context.Context, q url.Values) (*httpapi.List[httpapi.AuditJSON], error) {
+	var l httpapi.List[httpapi.AuditJSON]
+	if err := c.Do(ctx, http.MethodGet, "/api/v1/audit?"+q.Encode(), nil, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// Health returns /health's body; a 503 is returned as *Error.
+func (c *Client) Health(ctx context.Context) (*httpapi.HealthJSON, error) {
+	var h httpapi.HealthJSON
+	if err := c.do(ctx, http.MethodGet, "/health", nil, &h, false); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}

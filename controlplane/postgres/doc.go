@@ -1,0 +1,14 @@
+// Package postgres implements controlplane.Store on PostgreSQL through
+// jackc/pgx/v5 (pgxpool), for deployments that outgrow the embedded SQLite
+// store or run several servers on one database.
+//
+// The schema lives in embedded goose migrations (migrations/), applied at
+// Open under a PostgreSQL advisory lock so that servers starting together do
+// not race. Hot paths are single statements: CreateTask inserts the task and
+// its first event with one data-modifying CTE, and TransitionTask does the
+// guarded update and the event insert the same way, so each costs one round
+// trip and is atomic without an explicit transaction.
+//
+// Lists are ordered newest first (tasks, audit, API keys) except users, which
+// are ordered by id. Time-range filters are half-open: [after, before).
+package postgres

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration of `heteroflow server`.
+type Config struct {
+	APIAddr     string `yaml:"api_addr"`     // REST API, /health, /metrics
+	ConsoleAddr string `yaml:"console_addr"` // web console; "" disables it
+	// DB is a store DSN: empty or sqlite://path for the embedded SQLite in
+	// DataDir, postgres://… for PostgreSQL.
+	DB                string     `yaml:"db"`
+	DataDir           string     `yaml:"data_dir"`
+	CORSOrigins       []string   `yaml:"cors_origins"`
+	AllowRegistration bool       `yaml:"allow_registration"`
+	MaxBodyBytes      int64      `yaml:"max_body_bytes"`
+	LogLevel          string     `yaml:"log_level"`  // debug, info, warn, error
+	LogFormat         string     `yaml:"log_format"` // text, json
+	ShutdownTimeout   Duration   `yaml:"shutdown_timeout"`
+	Auth              AuthConfig `yaml:"auth"`
+}
+
+// AuthConfig tunes authentication.
+type AuthConfig struct {
+	AccessTTL       Duration `yaml:"access_ttl"`
+	RefreshTTL      Duration `yaml:"refresh_ttl"`
+	LoginPerMinute  int      `yaml:"login_per_minute"` // per client IP
+	LockoutFailures int      `yaml:"lockout_failures"`
+	LockoutDuration Duration `yaml:"lockout_duration"`
+	APIKeyCacheTTL  Duration `yaml:"apikey_cache_ttl"`
+}
+
+// Duration is a time.Duration written as "15m" in YAML.
+type Duration time.Duration
+
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration like 15m or 24h", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Defaults is the one place default values live.
+func Defaults() Config {
+	return Config{
+		APIAddr:         ":3333",
+		ConsoleAddr:     ":5173",
+		DataDir:         "./data",
+		MaxBodyBytes:    1 << 20,
+		LogLevel:        "info",
+		LogFormat:       "text",
+		ShutdownTimeout: Duration(15 * time.Second),
+		Auth: AuthConfig{
+			AccessTTL:       Duration(15 * time.Minute),
+			RefreshTTL:      Duration(7 * 24 * time.Hour),
+			LoginPerMinute:  10,
+			LockoutFailures: 5,
+			LockoutDuration: Duration(15 * time.Minute),
+			APIKeyCacheTTL:  Duration(30 * time.Second),
+		},
+	}
+}
+
+// Validate reports every problem at once, each naming its setting.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	checkAddr := func(name, v string, optional bool) {
+		if v == "" && optional {
+			return
+		}
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			bad("%s %q must be host:port, e.g. :3333", name, v)
+		}
+	}
+	checkAddr("api_addr", c.APIAddr, false)
+	checkAddr("console_addr", c.ConsoleAddr, true)
+	if c.DataDir == "" {
+		bad("data_dir must not be empty")
+	}
+	if c.DB != "" && !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") && !strings.HasPrefix(c.DB, "sqlite://") {
+		bad("db %q must be empty (embedded SQLite), sqlite://PATH or postgres://…", redactDSN(c.DB))
+	}
+	for _, o := range c.CORSOrigins {
+		if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			bad("cors_origins entry %q must be an origin like https://console.example.com", o)
+		}
+	}
+	if c.MaxBodyBytes < 1024 || c.MaxBodyBytes > 64<<20 {
+		bad("max_body_bytes %d must be between 1024 and 67108864", c.MaxBodyBytes)
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log_level %q must be debug, info, warn or error", c.LogLevel)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("log_format %q must be text or json", c.LogFormat)
+	}
+	if c.ShutdownTimeout <= 0 {
+		bad("shutdown_timeout must be positive")
+	}
+	a := c.Auth
+	if a.AccessTTL < Duration(time.Minute) || a.AccessTTL > Duration(24*time.Hour) {
+		bad("auth.access_ttl %s must be between 1m and 24h (access tokens are meant to be short-lived)", time.Duration(a.AccessTTL))
+	}
+	if a.RefreshTTL <= a.AccessTTL {
+		bad("auth.refresh_ttl must be longer than auth.access_ttl")
+	}
+	if a.LoginPerMinute < 1 {
+		bad("auth.login_per_minute must be at least 1")
+	}
+	if a.LockoutFailures < 1 {
+		bad("auth.lockout_failures must be at least 1")
+	}
+	if a.LockoutDuration <= 0 {
+		bad("auth.lockout_duration must be positive")
+	}
+	if a.APIKeyCacheTTL <= 0 || a.APIKeyCacheTTL > Duration(10*time.Minute) {
+		bad("auth.apikey_cache_ttl must be between 0 and 10m (it bounds how long a revoked key keeps working on other servers)")
+	}
+	return errors.Join(errs...)
+}
+
+// redactDSN hides a password in a DSN for messages and logs.
+func redactDSN(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return dsn
+	}
+	creds := dsn[scheme+3 : at]
+	if user, _, ok := strings.Cut(creds, ":"); ok {
+		return dsn[:scheme+3] + user + ":***" + dsn[at:]
+	}
+	return dsn
+}
+
+// Load builds a Config: Defaults, then the YAML file at path (if any), then
+// HETEROFLOW_* variables from getenv. Flags are applied by ApplyFlags.
+func Load(path string, getenv func(string) string) (Config, error) {
+	c := Defaults()
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("read config: %w", err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true) // a typo'd key is an error, not a silent default
+		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+			return c, fmt.Errorf("parse config %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(&c, getenv); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Env variable names (HETEROFLOW_ADMIN_PASSWORD is read by the bootstrap, not stored here).
+const (
+	EnvAPIAddr           = "HETEROFLOW_API_ADDR"
+	EnvConsoleAddr       = "HETEROFLOW_CONSOLE_ADDR"
+	EnvDB                = "HETEROFLOW_DB"
+	EnvDataDir           = "HETEROFLOW_DATA_DIR"
+	EnvCORSOrigins       = "HETEROFLOW_CORS_ORIGINS" // comma-separated
+	EnvAllowRegistration = "HETEROFLOW_ALLOW_REGISTRATION"
+	EnvLogLevel          = "HETEROFLOW_LOG_LEVEL"
+	EnvLogFormat         = "HETEROFLOW_LOG_FORMAT"
+	EnvAdminPassword     = "HETEROFLOW_ADMIN_PASSWORD"
+)
+
+func applyEnv(c *Config, getenv func(string) string) error {
+	set := func(name string, dst *string) {
+		if v := getenv(name); v != "" {
+			*dst = v
+		}
+	}
+	set(EnvAPIAddr, &c.APIAddr)
+	set(EnvConsoleAddr, &c.ConsoleAddr)
+	set(EnvDB, &c.DB)
+	set(EnvDataDir, &c.DataDir)
+	set(EnvLogLevel, &c.LogLevel)
+	set(EnvLogFormat, &c.LogFormat)
+	if v := getenv(EnvCORSOrigins); v != "" {
+		c.CORSOrigins = nil
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.CORSOrigins = append(c.CORSOrigins, o)
+			}
+		}
+	}
+	if v := getenv(EnvAllowRegistration); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q is not a boolean", EnvAllowRegistration, v)
+		}
+		c.AllowRegistration = b
+	}
+	return nil
+}
+
+// Flag names of `heteroflow server`.
+const (
+	FlagConfig            = "config"
+	FlagDB                = "db"
+	FlagDataDir           = "data-dir"
+	FlagAPIAddr           = "api-addr"
+	FlagConsoleAddr       = "console-addr"
+	FlagCORSOrigin        = "cors-origin"
+	FlagAllowRegistration = "allow-registration"
+	FlagLogLevel          = "log-level"
+)
+
+// RegisterFlags declares the server's flags with Defaults() as their defaults.
+func RegisterFlags(fs *pflag.FlagSet) {
+	d := Defaults()
+	fs.String(FlagConfig, "", "YAML config file / 配置文件 (YAML)")
+	fs.String(FlagDB, d.DB, "store DSN: empty = embedded SQLite in --data-dir, or postgres://user@host:5432/db / 存储 DSN")
+	fs.String(FlagDataDir, d.DataDir, "data directory / 数据目录")
+	fs.String(FlagAPIAddr, d.APIAddr, "REST API listen address / API 监听地址")
+	fs.String(FlagConsoleAddr, d.ConsoleAddr, "web console listen address, empty disables / 控制台监听地址(空为禁用)")
+	fs.StringArray(FlagCORSOrigin, nil, "allowed CORS origin, repeatable / 允许的跨域来源(可重复)")
+	fs.Bool(FlagAllowRegistration, d.AllowRegistration, "allow self-registration (admin approval still required) / 允许自助注册(仍需管理员审批)")
+	fs.String(FlagLogLevel, d.LogLevel, "log level: debug|info|warn|error / 日志级别")
+}
+
+// ApplyFlags overrides c with the flags the user actually set.
+func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
+	var err error
+	str := func(name string, dst *string) {
+		if fs.Changed(name) && err == nil {
+			*dst, err = fs.GetString(name)
+		}
+	}
+	str(FlagDB, &c.DB)
+	str(FlagDataDir, &c.DataDir)
+	str(FlagAPIAddr, &c.APIAddr)
+	str(FlagConsoleAddr, &c.ConsoleAddr)
+	str(FlagLogLevel, &c.LogLevel)
+	if fs.Changed(FlagCORSOrigin) && err == nil {
+		c.CORSOrigins, err = fs.GetStringArray(FlagCORSOrigin)
+	}
+	if fs.Changed(FlagAllowRegistration) && err == nil {
+		c.AllowRegistration, err = fs.GetBool(FlagAllowRegistration)
+	}
+	return err
+}

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
+	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/web"
+)
+
+// Options are the process-level inputs besides Config.
+type Options struct {
+	Logger  *slog.Logger
+	Stderr  io.Writer           // where a generated admin password is printed
+	Getenv  func(string) string // for HETEROFLOW_ADMIN_PASSWORD; nil = os.Getenv
+	Version string
+}
+
+// Server is a configured, not yet listening, control plane.
+type Server struct {
+	cfg        Config
+	log        *slog.Logger
+	store      controlplane.Store
+	auditor    *httpapi.Auditor
+	api        *httpapi.API
+	apiSrv     *http.Server
+	consoleSrv *http.Server
+	apiLn      net.Listener
+	consoleLn  net.Listener
+}
+
+// New opens the store, bootstraps the first admin and builds the API.
+func New(ctx context.Context, cfg Config, o Options) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid configuration:\n%w", err)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	log := o.Logger
+	store, err := openStore(ctx, cfg.DB, cfg.DataDir, log)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	s := &Server{cfg: cfg, log: log, store: store}
+	if err := s.build(ctx, o); err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) build(ctx context.Context, o Options) error {
+	key, err := auth.LoadOrCreateSigningKey(ctx, s.store)
+	if err != nil {
+		return err
+	}
+	s.auditor = httpapi.NewAuditor(s.store, s.log, httpapi.AuditorOptions{})
+	a := s.cfg.Auth
+	svc, err := auth.New(s.store, auth.Config{
+		AccessTTL: time.Duration(a.AccessTTL), RefreshTTL: time.Duration(a.RefreshTTL), SigningKey: key,
+		Lockout:    auth.LockoutPolicy{MaxFailures: a.LockoutFailures, Duration: time.Duration(a.LockoutDuration)},
+		LoginLimit: a.LoginPerMinute, LoginWindow: time.Minute, APIKeyCacheTTL: time.Duration(a.APIKeyCacheTTL),
+		Audit: func(_ context.Context, e *controlplane.AuditEntry) { s.auditor.Record(e) },
+	}, s.log)
+	if err != nil {
+		return err
+	}
+	created, err := bootstrapAdmin(ctx, s.store, svc, o.Getenv(EnvAdminPassword), o.Stderr)
+	if err != nil {
+		return err
+	}
+	if created {
+		s.auditor.Record(&controlplane.AuditEntry{Actor: "system", Module: controlplane.ModuleAuth, Level: controlplane.LevelInfo,
+			Action: "user.bootstrap", Target: "user/" + BootstrapAdmin, Result: "ok"})
+		s.log.Info("created bootstrap administrator", "username", BootstrapAdmin)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.api, err = httpapi.New(httpapi.Options{Store: s.store, Auth: svc, Auditor: s.auditor, Logger: s.log, Registry: reg,
+		CORSOrigins: s.cfg.CORSOrigins, MaxBodyBytes: s.cfg.MaxBodyBytes, Version: o.Version,
+		AllowRegistration: s.cfg.AllowRegistration})
+	return err
+}
+
+// API is the REST API; other subsystems mount their routes on it before Start.
+func (s *Server) API() *httpapi.API { return s.api }
+
+// Store is the opened store, shared with subsystems started beside the API.
+func (s *Server) Store() controlplane.Store { return s.store }
+
+// Start opens the listeners and serves in the background.
+func (s *Server) Start() error {
+	var err error
+	if s.apiLn, err = net.Listen("tcp", s.cfg.APIAddr); err != nil {
+		return fmt.Errorf("listen api %s: %w", s.cfg.APIAddr, err)
+	}
+	s.apiSrv = newHTTPServer(s.api, s.log)
+	go s.serve(s.apiSrv, s.apiLn, "api")
+	if s.cfg.ConsoleAddr != "" {
+		if s.consoleLn, err = net.Listen("tcp", s.cfg.ConsoleAddr); err != nil {
+			_ = s.apiLn.Close()
+			return fmt.Errorf("listen console %s: %w", s.cfg.ConsoleAddr, err)
+		}
+		s.consoleSrv = newHTTPServer(ConsoleHandler(s.api, web.Dist(), web.Built()), s.log)
+		go s.serve(s.consoleSrv, s.consoleLn, "console")
+	}
+	s.log.Info("heteroflow server listening", "api", s.APIAddr(), "console", s.ConsoleAddr(), "console_built", web.Built())
+	return nil
+}
+
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+}
+
+func (s *Server) serve(srv *http.Server, ln net.Listener, name string) {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error("listener stopped", "listener", name, "err", err)
+	}
+}
+
+// APIAddr is the API's bound address (useful with port 0).
+func (s *Server) APIAddr() string {
+	if s.apiLn == nil {
+		return ""
+	}
+	return s.apiLn.Addr().String()
+}
+
+// ConsoleAddr is the console's bound address, "" when disabled.
+func (s *Server) ConsoleAddr() string {
+	if s.consoleLn == nil {
+		return ""
+	}
+	return s.consoleLn.Addr().String()
+}
+
+// Shutdown stops accepting, lets in-flight requests finish, drains the
+// audit queue and closes the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, srv := range []*http.Server{s.apiSrv, s.consoleSrv} {
+		if srv != nil {
+			if err := srv.Shutdown(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	s.auditor.Close()
+	if err := s.store.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// Run starts the server and blocks until ctx is cancelled (SIGINT/SIGTERM
+// in the command), then shuts down gracefully.
+func Run(ctx context.Context, cfg Config, o Options) error {
+	s, err := New(ctx, cfg, o)
+	if err != nil {
+		return err
+	}
+	if err := s.Start(); err != nil {
+		_ = s.Shutdown(context.Background())
+		return err
+	}
+	<-ctx.Done()
+	s.log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownTimeout))
+	defer cancel()
+	return s.Shutdown(sctx)
+}

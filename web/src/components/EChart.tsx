@@ -1,0 +1,35 @@
+// Minimal ECharts wrapper: one chart instance per element, options replaced
+// on change, resized with its container, disposed on unmount. Only the line
+// chart and the components the console uses are bundled.
+import { useEffect, useRef } from 'react';
+import * as echarts from 'echarts/core';
+import { LineChart } from 'echarts/charts';
+import { DataZoomComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import { CanvasRenderer } from 'echarts/renderers';
+import type { EChartsCoreOption } from 'echarts/core';
+
+echarts.use([LineChart, GridComponent, TooltipComponent, LegendComponent, DataZoomComponent, CanvasRenderer]);
+
+export default function EChart({ option, height = 360 }: { option: EChartsCoreOption; height?: number }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const chart = useRef<echarts.ECharts | null>(null);
+
+  useEffect(() => {
+    if (!ref.current) return;
+    const c = echarts.init(ref.current);
+    chart.current = c;
+    const observer = new ResizeObserver(() => c.resize());
+    observer.observe(ref.current);
+    return () => {
+      observer.disconnect();
+      c.dispose();
+      chart.current = null;
+    };
+  }, []);
+
+  useEffect(() => {
+    chart.current?.setOption(option, { notMerge: true });
+  }, [option]);
+
+  return <div ref={ref} style={{ width: '100%', height }} data-testid="echart" />;
+}

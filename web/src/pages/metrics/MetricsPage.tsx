@@ -1,0 +1,116 @@
+// Metrics explorer: a PromQL expression runs as an instant query (table) and
+// as a range query over 1 h … 7 d (line chart) against the server's
+// Prometheus-compatible API. Errors from the query engine show inline under
+// the input, not as toasts, because fixing the expression is the next step.
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Alert, Button, Card, Input, Segmented, Space, Tabs, Typography } from 'antd';
+import { CaretRightOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { prom, RANGES, stepFor, type RangeKey } from '../../api/prometheus';
+import { errorText } from '../../components/notify';
+import RangeChart, { MAX_SERIES } from './RangeChart';
+import ResultTable from './ResultTable';
+
+interface Run {
+  expr: string;
+  range: RangeKey;
+  at: number; // unix seconds the run was issued: pins both queries to one "now"
+}
+
+export default function MetricsPage() {
+  const { t } = useTranslation();
+  const [expr, setExpr] = useState('');
+  const [range, setRange] = useState<RangeKey>('1h');
+  const [tab, setTab] = useState('graph');
+  const [run, setRun] = useState<Run | null>(null);
+
+  const execute = (nextRange: RangeKey = range) => {
+    const e = expr.trim();
+    if (!e) return;
+    setRun({ expr: e, range: nextRange, at: Math.floor(Date.now() / 1000) });
+  };
+
+  const seconds = RANGES.find((r) => r.key === run?.range)?.seconds ?? 3600;
+  const instant = useQuery({
+    queryKey: ['promql', 'instant', run],
+    queryFn: () => prom.query(run!.expr, run!.at),
+    enabled: run !== null && tab === 'table',
+    meta: { inlineErrors: true },
+    staleTime: Infinity,
+  });
+  const ranged = useQuery({
+    queryKey: ['promql', 'range', run],
+    queryFn: () => prom.queryRange(run!.expr, run!.at - seconds, run!.at, stepFor(seconds)),
+    enabled: run !== null && tab === 'graph',
+    meta: { inlineErrors: true },
+    staleTime: Infinity,
+  });
+  const current = tab === 'table' ? instant : ranged;
+  const warnings = current.data?.warnings ?? [];
+  const seriesCount =
+    current.data && (current.data.data.resultType === 'matrix' || current.data.data.resultType === 'vector')
+      ? current.data.data.result.length
+      : 0;
+
+  return (
+    <Card title={t('metrics.title')}>
+      <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+        <Input.TextArea
+          data-testid="promql-input"
+          value={expr}
+          onChange={(e) => setExpr(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              execute();
+            }
+          }}
+          autoSize={{ minRows: 2, maxRows: 8 }}
+          placeholder={t('metrics.placeholder')}
+          style={{ fontFamily: 'monospace' }}
+          spellCheck={false}
+        />
+        <Space wrap>
+          <Button type="primary" icon={<CaretRightOutlined />} onClick={() => execute()} disabled={!expr.trim()} data-testid="promql-run">
+            {t('metrics.run')}
+          </Button>
+          <Segmented<RangeKey>
+            value={range}
+            options={RANGES.map((r) => ({ value: r.key, label: t(`metrics.range.${r.key}`) }))}
+            onChange={(v) => {
+              setRange(v);
+              if (run) execute(v);
+            }}
+          />
+          <Typography.Text type="secondary">{t('metrics.hint')}</Typography.Text>
+        </Space>
+        {current.error && (
+          <Alert type="error" showIcon message={t('metrics.error')} description={errorText(current.error)} data-testid="promql-error" />
+        )}
+        {warnings.map((w) => (
+          <Alert key={w} type="warning" showIcon message={w} />
+        ))}
+        {seriesCount > MAX_SERIES && tab === 'graph' && (
+          <Alert type="info" showIcon message={t('metrics.truncated', { shown: MAX_SERIES, total: seriesCount })} />
+        )}
+        <Tabs
+          activeKey={tab}
+          onChange={setTab}
+          items={[
+            {
+              key: 'graph',
+              label: t('metrics.graph'),
+              children: ranged.data ? <RangeChart data={ranged.data.data} /> : null,
+            },
+            {
+              key: 'table',
+              label: t('metrics.table'),
+              children: instant.data ? <ResultTable data={instant.data.data} /> : null,
+            },
+          ]}
+        />
+      </Space>
+    </Card>
+  );
+}
