@@ -153,14 +153,17 @@ const (
 // StatusUpdate is one outbox entry. Seq is per node and strictly increasing;
 // the server ignores a Seq it has already applied (idempotent delivery).
 type StatusUpdate struct {
-	Seq      uint64            `json:"seq"`
-	TaskID   int64             `json:"task_id,omitempty"`
-	Attempt  int               `json:"attempt,omitempty"`
-	Phase    string            `json:"phase"`
-	ExitCode *int              `json:"exit_code,omitempty"`
-	Reason   string            `json:"reason,omitempty"`
-	At       time.Time         `json:"at"`
-	Result   *ManagementResult `json:"result,omitempty"`
+	Seq      uint64    `json:"seq"`
+	TaskID   int64     `json:"task_id,omitempty"`
+	Attempt  int       `json:"attempt,omitempty"`
+	Phase    string    `json:"phase"`
+	ExitCode *int      `json:"exit_code,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	At       time.Time `json:"at"`
+	// AssignmentID closes the assignment this update answers (a management
+	// command, or a cancel for a task the agent no longer runs).
+	AssignmentID int64             `json:"assignment_id,omitempty"`
+	Result       *ManagementResult `json:"result,omitempty"`
 }
 
 // StatusBatch is the body of POST /api/v1/agents/status.
@@ -186,4 +189,9 @@ type LogChunk struct {
 // LogBatch is the body of POST /api/v1/agents/logs.
 type LogBatch struct {
 	Chunks []LogChunk `json:"chunks"`
+}
+
+// AssignmentList is the answer of GET /api/v1/agents/assignments.
+type AssignmentList struct {
+	Items []Assignment `json:"items"`
 }

@@ -26,10 +26,9 @@ func fakeMIG() *recorder {
 			}
 			return out, nil
 		case strings.Contains(line, "-cgi"):
-			return "Successfully created GPU instance ID  5 on GPU  1 using profile MIG 1g.10gb (ID 19)\n", nil
-		case strings.HasSuffix(line, "-cci"):
 			created = true
-			return "Successfully created compute instance ID  0 on GPU  1 GPU instance ID  5 using profile MIG 1g.10gb (ID  0)\n", nil
+			return "Successfully created GPU instance ID  5 on GPU  1 using profile MIG 1g.10gb (ID 19)\n" +
+				"Successfully created compute instance ID  0 on GPU  1 GPU instance ID  5 using profile MIG 1g.10gb (ID  0)\n", nil
 		}
 		return "", nil
 	}}
@@ -49,14 +48,13 @@ func TestGoldMIGCreatedAndDestroyed(t *testing.T) {
 	require.Equal(t, "MIG-new-1\n", readAll(t, h, "stdout"))
 	require.Equal(t, []string{
 		"nvidia-smi -L",
-		"nvidia-smi mig -i 1 -cgi 1g.10gb",
-		"nvidia-smi mig -i 1 -gi 5 -cci",
+		"nvidia-smi mig -i 1 -cgi 1g.10gb -C",
 		"nvidia-smi -L",
 		// removed on exit, compute instance first
-		"nvidia-smi mig -i 1 -gi 5 -ci 0 -dci",
-		"nvidia-smi mig -i 1 -gi 5 -dgi",
+		"nvidia-smi mig -i 1 -dci -gi 5 -ci 0",
+		"nvidia-smi mig -i 1 -dgi -gi 5",
 	}, cli.Calls())
-	require.Equal(t, "5/0", h.Spec().Devices[0].PartitionID)
+	require.Equal(t, "5", h.Spec().Devices[0].PartitionID)
 }
 
 func TestGoldVNPUCreatedAndDestroyed(t *testing.T) {

@@ -16,59 +16,63 @@ import (
 // and "Successfully created compute instance ID  0 on GPU …".
 var instanceIDRe = regexp.MustCompile(`(?i)created (?:GPU|compute) instance ID\s+(\d+)`)
 
-// createMIG creates a GPU instance of d.Profile and a default compute
-// instance in it, then finds the new MIG device's UUID by comparing
-// `nvidia-smi -L` before and after (the create commands do not print it).
+// createMIG creates a GPU instance of d.Profile with its default compute
+// instance (`mig -cgi P -C`), then finds the new MIG device's UUID by
+// comparing `nvidia-smi -L` before and after (the create command does not
+// print it). On exit the compute instance (-dci, when the driver reported
+// one) and the GPU instance (-dgi) are destroyed.
 func (iso *Isolator) createMIG(ctx context.Context, p *Prepared, d *protocol.DeviceSlice) error {
 	gpu := strconv.Itoa(d.Index)
 	before, err := iso.listMIG(ctx, d.Index)
 	if err != nil {
 		return err
 	}
-	out, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-cgi", d.Profile)
+	out, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-cgi", d.Profile, "-C")
 	if err != nil {
 		return fmt.Errorf("create MIG instance %s on GPU %s: %w", d.Profile, gpu, err)
 	}
-	gi, err := parseInstanceID(out)
+	gi, ci, err := parseMIGCreate(out)
 	if err != nil {
 		return fmt.Errorf("create MIG instance on GPU %s: %w", gpu, err)
 	}
 	p.undo = append(p.undo, func(ctx context.Context) error {
-		_, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-gi", gi, "-dgi")
+		_, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-dgi", "-gi", gi)
 		return wrapUndo("destroy MIG GPU instance "+gi+" on GPU "+gpu, err)
 	})
-	out, err = iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-gi", gi, "-cci")
-	if err != nil {
-		return fmt.Errorf("create MIG compute instance in GI %s on GPU %s: %w", gi, gpu, err)
+	if ci != "" {
+		p.undo = append(p.undo, func(ctx context.Context) error {
+			_, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-dci", "-gi", gi, "-ci", ci)
+			return wrapUndo("destroy MIG compute instance "+ci+" in GI "+gi+" on GPU "+gpu, err)
+		})
 	}
-	ci, err := parseInstanceID(out)
-	if err != nil {
-		return fmt.Errorf("create MIG compute instance on GPU %s: %w", gpu, err)
-	}
-	p.undo = append(p.undo, func(ctx context.Context) error {
-		_, err := iso.CLI.Run(ctx, "nvidia-smi", "mig", "-i", gpu, "-gi", gi, "-ci", ci, "-dci")
-		return wrapUndo("destroy MIG compute instance "+ci+" in GI "+gi+" on GPU "+gpu, err)
-	})
 	after, err := iso.listMIG(ctx, d.Index)
 	if err != nil {
 		return err
 	}
 	for _, u := range after {
 		if !contains(before, u) {
-			d.PartitionUUID, d.PartitionID = u, gi+"/"+ci
+			d.PartitionUUID, d.PartitionID = u, gi
 			iso.log().Info("created MIG instance", "gpu", gpu, "profile", d.Profile, "gi", gi, "ci", ci, "uuid", u)
 			return nil
 		}
 	}
-	return fmt.Errorf("MIG instance %s/%s on GPU %s was created but nvidia-smi -L shows no new MIG device", gi, ci, gpu)
+	return fmt.Errorf("MIG instance %s on GPU %s was created but nvidia-smi -L shows no new MIG device", gi, gpu)
 }
 
-func parseInstanceID(out []byte) (string, error) {
-	m := instanceIDRe.FindSubmatch(out)
-	if m == nil {
-		return "", fmt.Errorf("unexpected output %q", strings.TrimSpace(string(out)))
+// parseMIGCreate reads the GPU instance id and, when printed, the compute
+// instance id from the answer of `mig -cgi … -C`.
+func parseMIGCreate(out []byte) (gi, ci string, err error) {
+	for _, m := range instanceIDRe.FindAllSubmatch(out, -1) {
+		if strings.Contains(strings.ToLower(string(m[0])), "compute") {
+			ci = string(m[1])
+		} else if gi == "" {
+			gi = string(m[1])
+		}
 	}
-	return string(m[1]), nil
+	if gi == "" {
+		return "", "", fmt.Errorf("unexpected output %q", strings.TrimSpace(string(out)))
+	}
+	return gi, ci, nil
 }
 
 // listMIG returns the MIG UUIDs listed under GPU gpu by `nvidia-smi -L`:

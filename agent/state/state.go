@@ -23,6 +23,8 @@ type Record struct {
 	StartedAt time.Time `json:"started_at"`
 	LogDir    string    `json:"log_dir,omitempty"`
 	Container string    `json:"container,omitempty"`
+	// AssignmentID is the server's run item that started the task.
+	AssignmentID int64 `json:"assignment_id,omitempty"`
 	// Partitions are the hardware partitions the agent created for the task,
 	// so they can be removed when the task is killed as an orphan.
 	Partitions []protocol.DeviceSlice `json:"partitions,omitempty"`
@@ -31,11 +33,23 @@ type Record struct {
 // Key identifies a record.
 func (r Record) Key() string { return fmt.Sprintf("%d/%d", r.TaskID, r.Attempt) }
 
-// Store keeps records in one JSON file.
+// Store keeps records in one JSON file, together with the ids of the
+// assignments already acted on (so a restarted agent never starts the same
+// assignment twice, even before the server heard about the first start).
 type Store struct {
-	path string
-	mu   sync.Mutex
-	recs map[string]Record
+	path    string
+	mu      sync.Mutex
+	recs    map[string]Record
+	handled []int64
+}
+
+// maxHandled bounds the remembered assignment ids; the server closes an
+// assignment once the agent reports on it, so only recent ones matter.
+const maxHandled = 4096
+
+type file struct {
+	Tasks   []Record `json:"tasks"`
+	Handled []int64  `json:"handled"`
 }
 
 // Open loads path (a missing file is an empty record).
@@ -48,13 +62,14 @@ func Open(path string) (*Store, error) {
 	case err != nil:
 		return nil, fmt.Errorf("state: %w", err)
 	}
-	var recs []Record
-	if err := json.Unmarshal(b, &recs); err != nil {
+	var f file
+	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("state %s: %w", path, err)
 	}
-	for _, r := range recs {
+	for _, r := range f.Tasks {
 		s.recs[r.Key()] = r
 	}
+	s.handled = f.Handled
 	return s, nil
 }
 
@@ -91,13 +106,31 @@ func (s *Store) List() []Record {
 	return out
 }
 
+// MarkHandled remembers an assignment id and persists.
+func (s *Store) MarkHandled(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handled = append(s.handled, id)
+	if len(s.handled) > maxHandled {
+		s.handled = append([]int64(nil), s.handled[len(s.handled)-maxHandled:]...)
+	}
+	return s.save()
+}
+
+// Handled returns the remembered assignment ids.
+func (s *Store) Handled() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int64(nil), s.handled...)
+}
+
 func (s *Store) save() error {
 	recs := make([]Record, 0, len(s.recs))
 	for _, r := range s.recs {
 		recs = append(recs, r)
 	}
 	sort.Slice(recs, func(i, j int) bool { return recs[i].Key() < recs[j].Key() })
-	b, err := json.MarshalIndent(recs, "", "  ")
+	b, err := json.MarshalIndent(file{Tasks: recs, Handled: s.handled}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("state encode: %w", err)
 	}

@@ -33,9 +33,11 @@ func TestStorePersists(t *testing.T) {
 	require.Len(t, got, 2)
 	require.Equal(t, int64(1), got[0].TaskID)
 	require.NoError(t, s2.Remove(1, 1))
+	require.NoError(t, s2.MarkHandled(42))
 	s3, err := Open(path)
 	require.NoError(t, err)
 	require.Len(t, s3.List(), 1)
+	require.Equal(t, []int64{42}, s3.Handled())
 }
 
 func TestOpenRejectsCorruptFile(t *testing.T) {

@@ -41,7 +41,7 @@ func init() {
 			log := newLogger(cfg)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return server.Run(ctx, cfg, server.Options{Logger: log, Stderr: cmd.ErrOrStderr(), Version: version})
+			return runServer(ctx, cfg, server.Options{Logger: log, Stderr: cmd.ErrOrStderr(), Version: version})
 		},
 	}
 	server.RegisterFlags(cmd.Flags())

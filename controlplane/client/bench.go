@@ -34,6 +34,18 @@ func (r BenchResult) String() string {
 // measures each request's latency. base and apiKey name the server and a
 // key with task write permission.
 func BenchSubmit(ctx context.Context, base, apiKey string, concurrency int, d time.Duration) (BenchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return benchSubmit(ctx, base, apiKey, concurrency, -1)
+}
+
+// BenchSubmitN submits exactly n tasks from concurrency workers (for go test -bench).
+func BenchSubmitN(ctx context.Context, base, apiKey string, concurrency, n int) (BenchResult, error) {
+	return benchSubmit(ctx, base, apiKey, concurrency, n)
+}
+
+// benchSubmit runs until ctx ends, or n submissions when n ≥ 0.
+func benchSubmit(ctx context.Context, base, apiKey string, concurrency, n int) (BenchResult, error) {
 	if concurrency < 1 {
 		return BenchResult{}, fmt.Errorf("concurrency must be at least 1")
 	}
@@ -46,18 +58,26 @@ func BenchSubmit(ctx context.Context, base, apiKey string, concurrency int, d ti
 		return BenchResult{}, err
 	}
 	c.WithAPIKey(apiKey)
-	if _, err := c.SubmitTask(ctx, benchSpec(0)); err != nil { // warm up and fail fast on bad credentials
+	if _, err := c.SubmitTask(context.WithoutCancel(ctx), benchSpec(0)); err != nil { // fail fast on bad credentials
 		return BenchResult{}, fmt.Errorf("first submission failed: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
 	var (
 		mu       sync.Mutex
-		lat      []time.Duration
+		lat      = make([]time.Duration, 0, max(n, 0))
 		errs     int
 		firstErr string
 		wg       sync.WaitGroup
+		left     = int64(n)
 	)
+	take := func() bool {
+		if n < 0 {
+			return ctx.Err() == nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		left--
+		return left >= 0
+	}
 	start := time.Now()
 	for w := range concurrency {
 		wg.Add(1)
@@ -66,10 +86,10 @@ func BenchSubmit(ctx context.Context, base, apiKey string, concurrency int, d ti
 			local := make([]time.Duration, 0, 4096)
 			var localErrs int
 			var fe string
-			for i := 0; ctx.Err() == nil; i++ {
+			for i := 1; take(); i++ {
 				t0 := time.Now()
 				_, err := c.SubmitTask(ctx, benchSpec(w*1_000_000+i))
-				if ctx.Err() != nil {
+				if n < 0 && ctx.Err() != nil {
 					break // the deadline cut this request short; don't count it
 				}
 				if err != nil {
@@ -95,8 +115,8 @@ func BenchSubmit(ctx context.Context, base, apiKey string, concurrency int, d ti
 	slices.Sort(lat)
 	r := BenchResult{Submitted: len(lat), Errors: errs, FirstError: firstErr, Elapsed: elapsed, Concurrency: concurrency,
 		PerSecond: float64(len(lat)) / elapsed.Seconds()}
-	if n := len(lat); n > 0 {
-		r.P50, r.P99, r.Max = lat[n/2], lat[min(n-1, n*99/100)], lat[n-1]
+	if k := len(lat); k > 0 {
+		r.P50, r.P99, r.Max = lat[k/2], lat[min(k-1, k*99/100)], lat[k-1]
 	}
 	return r, nil
 }

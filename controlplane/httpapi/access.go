@@ -101,6 +101,9 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			ctx = context.WithValue(ctx, keyAuthErr, err)
 		} else {
 			ctx = context.WithValue(ctx, keyPrincipal, p)
+			if ri, _ := ctx.Value(keyReqInfo).(*reqInfo); ri != nil {
+				ri.setActor(p.Actor())
+			}
 		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

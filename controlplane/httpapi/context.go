@@ -17,7 +17,35 @@ const (
 	keyRequestID
 	keyAudit
 	keyClientIP
+	keyReqInfo
 )
+
+// reqInfo is created by RequestID, outermost, and filled further in (the
+// authenticated actor) so that the access log, which runs outside
+// authentication, can name the caller.
+type reqInfo struct {
+	mu    sync.Mutex
+	actor string
+}
+
+func (ri *reqInfo) setActor(a string) {
+	ri.mu.Lock()
+	ri.actor = a
+	ri.mu.Unlock()
+}
+
+func actorOf(ctx context.Context) string {
+	ri, _ := ctx.Value(keyReqInfo).(*reqInfo)
+	if ri == nil {
+		return "anonymous"
+	}
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	if ri.actor == "" {
+		return "anonymous"
+	}
+	return ri.actor
+}
 
 // PrincipalFrom returns the authenticated caller, or nil for anonymous.
 func PrincipalFrom(ctx context.Context) *auth.Principal {

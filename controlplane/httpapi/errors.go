@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -33,6 +34,11 @@ func (e *APIError) Error() string          { return e.Body.Message }
 func (e *APIError) GetStatus() int         { return e.status }
 func (e *APIError) GetHeaders() http.Header { return e.header }
 
+// statusClientClosed (nginx's 499) marks requests whose client went away
+// before the answer; nobody reads it, but logs and metrics must not count
+// them as server errors.
+const statusClientClosed = 499
+
 // codes maps HTTP statuses to the contract's error codes.
 var codes = map[int]string{
 	http.StatusBadRequest:            "invalid_argument",
@@ -47,6 +53,7 @@ var codes = map[int]string{
 	http.StatusTooManyRequests:       "too_many_requests",
 	http.StatusServiceUnavailable:    "unavailable",
 	http.StatusInternalServerError:   "internal",
+	statusClientClosed:               "cancelled",
 }
 
 func newAPIError(status int, msg string) *APIError {
@@ -112,6 +119,8 @@ func init() {
 // statusOf maps a domain error to its HTTP status: the one table.
 func statusOf(err error) int {
 	switch {
+	case errors.Is(err, context.Canceled):
+		return statusClientClosed
 	case errors.Is(err, controlplane.ErrInvalid):
 		return http.StatusBadRequest
 	case errors.Is(err, controlplane.ErrUnauthenticated):

@@ -32,6 +32,7 @@ func RequestID(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		ctx := context.WithValue(r.Context(), keyRequestID, id)
 		ctx = context.WithValue(ctx, keyClientIP, remoteIP(r))
+		ctx = context.WithValue(ctx, keyReqInfo, &reqInfo{})
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
@@ -66,7 +67,7 @@ func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 			start := time.Now()
 			next.ServeHTTP(ww, r)
 			level := slog.LevelInfo
-			if ww.Status() >= 500 {
+			if ww.Status() >= 500 && ww.Status() != http.StatusServiceUnavailable {
 				level = slog.LevelError
 			}
 			log.LogAttrs(r.Context(), level, "http request",
@@ -75,7 +76,7 @@ func AccessLog(log *slog.Logger) func(http.Handler) http.Handler {
 				slog.Duration("duration", time.Since(start)),
 				slog.String("request_id", RequestIDFrom(r.Context())),
 				slog.String("ip", ClientIP(r.Context())),
-				slog.String("actor", PrincipalFrom(r.Context()).Actor()))
+				slog.String("actor", actorOf(r.Context())))
 		})
 	}
 }

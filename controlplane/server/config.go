@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/heteroflow/heteroflow/controlplane/storeopen"
 )
 
 // Config is the whole configuration of `heteroflow server`.
@@ -94,8 +96,8 @@ func (c Config) Validate() error {
 	if c.DataDir == "" {
 		bad("data_dir must not be empty")
 	}
-	if c.DB != "" && !strings.HasPrefix(c.DB, "postgres://") && !strings.HasPrefix(c.DB, "postgresql://") && !strings.HasPrefix(c.DB, "sqlite://") {
-		bad("db %q must be empty (embedded SQLite), sqlite://PATH or postgres://…", redactDSN(c.DB))
+	if _, err := storeopen.Parse(c.DB, c.DataDir); err != nil {
+		bad("db %q must be empty (embedded SQLite), a SQLite file path or postgres://…", redactDSN(c.DB))
 	}
 	for _, o := range c.CORSOrigins {
 		if o != "*" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {

@@ -15,7 +15,9 @@ const ConsoleCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'uns
 	"font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'"
 
 // apiPrefixes are forwarded from the console listener to the API handler.
-var apiPrefixes = []string{"/api/", "/health", "/metrics", "/prometheus/"}
+var apiPrefixes = []string{"/api/", "/health", "/metrics", "/prometheus/",
+	// agent install (issue 5): the agent binary and the one-command deploy script
+	"/downloads/", "/deploy-agent-all-in-one.sh"}
 
 // ConsoleHandler serves the single-page console from dist, falling back to
 // index.html for client-side routes, and forwards API paths to api. When

@@ -1,9 +1,19 @@
 package server
 
-import "testing"
+import (
+	"testing"
 
-// freshPostgres isolates a test in its own database.
-func freshPostgres(t *testing.T, dsn string) string {
-	t.Skip("postgres store not wired yet")
-	return dsn
-}
+	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/postgres"
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
+	"github.com/heteroflow/heteroflow/controlplane/sqlite"
+)
+
+// freshPostgres isolates a test in its own schema (dropped at cleanup).
+func freshPostgres(t *testing.T, _ string) string { return pgtest.Schema(t) }
+
+// Both stores batch audit writes; the Auditor relies on it under load.
+var (
+	_ httpapi.AuditBatcher = (*sqlite.DB)(nil)
+	_ httpapi.AuditBatcher = (*postgres.DB)(nil)
+)

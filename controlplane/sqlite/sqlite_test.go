@@ -11,7 +11,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/storetest"
 )
 
-func openTest(t *testing.T) *sqlite.DB {
+func openTest(t testing.TB) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"), sqlite.Options{})
 	require.NoError(t, err)

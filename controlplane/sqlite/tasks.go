@@ -41,51 +41,6 @@ func scanTask(row interface{ Scan(...any) error }) (*controlplane.Task, error) {
 	return &t, nil
 }
 
-// CreateTask validates t.Spec, stores t in TaskSubmitted together with its
-// first event in one transaction, and sets ID, State, Owner and timestamps.
-// A non-empty t.Owner is kept; otherwise the owner's username is looked up.
-func (db *DB) CreateTask(ctx context.Context, t *controlplane.Task) error {
-	if err := t.Spec.Validate(); err != nil {
-		return err
-	}
-	js, err := storeutil.EncodeSpec(&t.Spec)
-	if err != nil {
-		return err
-	}
-	now := db.now()
-	s := &t.Spec
-	return db.write(ctx, func(tx *sql.Tx) error {
-		var id int64
-		var owner string
-		err := tx.QueryRowContext(ctx, `INSERT INTO tasks (name, command, image, args, env, device_count,
-			memory_mib, compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels,
-			tenant, project, cpu_milli, host_memory_mib, rdma, gang, gang_size, state, owner_id, owner,
-			attempt, reason, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'submitted', ?,
-			COALESCE(NULLIF(?, ''), (SELECT username FROM users WHERE id = ?), ''), 0, ?, ?, ?)
-			RETURNING id, owner`,
-			s.Name, js.Command, s.Image, js.Args, js.Env, s.DeviceCount, s.MemoryMiB, s.ComputePercent,
-			s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds, s.MaxRetries, js.Labels, s.Tenant,
-			s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang, s.GangSize, nullID(t.OwnerID),
-			t.Owner, t.OwnerID, t.Reason, ts(now), ts(now)).Scan(&id, &owner)
-		if isForeignKey(err) {
-			return fmt.Errorf("task owner %d: %w", t.OwnerID, controlplane.ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("create task: %w", mapErr(err))
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events (task_id, from_state, to_state, reason,
-			actor, at) VALUES (?, '', 'submitted', ?, ?, ?)`,
-			id, t.Reason, storeutil.FirstEventActor(owner), ts(now)); err != nil {
-			return fmt.Errorf("create task event: %w", mapErr(err))
-		}
-		t.ID, t.Owner, t.State, t.Attempt = id, owner, controlplane.TaskSubmitted, 0
-		t.NodeID, t.ExitCode, t.StartedAt, t.FinishedAt = "", nil, nil, nil
-		t.CreatedAt, t.UpdatedAt = now, now
-		return nil
-	})
-}
-
 // GetTask returns the task with id or ErrNotFound.
 func (db *DB) GetTask(ctx context.Context, id int64) (*controlplane.Task, error) {
 	t, err := scanTask(db.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))

@@ -86,9 +86,9 @@ func New(reg Registry, p Profile, cl *model.Cluster, opt Options) (*Framework, e
 		if pl.Name() != pc.Name {
 			return nil, fmt.Errorf("profile %s: plugin %s calls itself %s", p.Name, pc.Name, pl.Name())
 		}
-		w := pc.Weight
-		if w == 0 {
-			w = 1
+		w := 1.0
+		if pc.Weight != nil {
+			w = *pc.Weight
 		}
 		in := &instance{plugin: pl, weight: w, enabled: pc.Enabled == nil || *pc.Enabled}
 		f.instances = append(f.instances, in)

@@ -12,7 +12,7 @@ import (
 // PluginConfig is one plugin entry of a profile.
 type PluginConfig struct {
 	Name    string    `yaml:"name"`
-	Weight  float64   `yaml:"weight,omitempty"`  // score weight; 0 means 1
+	Weight  *float64  `yaml:"weight,omitempty"`  // score weight; absent means 1, 0 silences the score
 	Enabled *bool     `yaml:"enabled,omitempty"` // default true
 	Args    yaml.Node `yaml:"args,omitempty"`
 }
@@ -85,7 +85,7 @@ func (p *Profile) Validate() error {
 			return fmt.Errorf("profile %s: plugin %s listed twice", p.Name, pc.Name)
 		}
 		seen[pc.Name] = true
-		if pc.Weight < 0 || pc.Weight > 1e6 {
+		if pc.Weight != nil && (*pc.Weight < 0 || *pc.Weight > 1e6) {
 			return fmt.Errorf("profile %s: plugin %s weight must be between 0 and 1e6", p.Name, pc.Name)
 		}
 		if pc.Name == p.Assign {

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"sort"
+
+	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
 // Placement is one task's allocation: host resources on a node plus one
@@ -71,13 +73,40 @@ func sliceFits(d *Device, st *DeviceState, s *Slice, ratioMilli int64) bool {
 		if st.Mode != ModeFree && st.Mode != ModePartitioned {
 			return false
 		}
+		prof := profileByName(d, s.Profile)
+		if prof == nil || prof.ComputeSlices != s.PartSlices || prof.Size != s.PartSize || prof.MemoryMiB != s.MemoryMiB ||
+			int(st.PartSlices)+prof.ComputeSlices > prof.TotalSlices {
+			return false
+		}
+		if len(prof.Starts) > 0 && !containsInt(prof.Starts, s.Start) {
+			return false
+		}
 		if s.Start >= 0 && st.PartMask&maskOf(s.Start, s.PartSize) != 0 {
 			return false
 		}
 		return d.MemoryMiB == 0 || st.PartMem+s.MemoryMiB <= d.MemoryMiB
 	default:
-		return st.Mode == ModeFree
+		// A gold slice without a profile owns the whole device.
+		return st.Mode == ModeFree && s.ComputeMilli == WholeMilli && (d.MemoryMiB == 0 || s.MemoryMiB <= d.MemoryMiB)
 	}
+}
+
+func profileByName(d *Device, name string) *inventory.PartitionProfile {
+	for i := range d.Isolation.Profiles {
+		if d.Isolation.Profiles[i].Name == name {
+			return &d.Isolation.Profiles[i]
+		}
+	}
+	return nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
 }
 
 // Release removes a placement and frees its capacity.

@@ -114,7 +114,7 @@ describe('web console', () => {
     await page.locator('#password').fill(ADMIN_PASSWORD);
     await page.getByTestId('login-submit').click();
     await page.waitForURL(/\/tasks$/);
-    await until(async () => (await page.getByTestId('current-user').textContent())?.includes('admin'), 'current user in header');
+    await until(async () => (await page.getByTestId('current-user').getAttribute('title')) === 'admin', 'current user in header');
     // Pages not built yet are disabled, never shown with placeholder content.
     const dashboard = page.locator('li.ant-menu-item', { has: page.getByTestId('nav-dashboard') });
     assert.equal(await dashboard.getAttribute('aria-disabled'), 'true');
@@ -134,20 +134,25 @@ describe('web console', () => {
   });
 
   step('the new user appears in the audit log', async () => {
+    // The server's audit target names the user by id (user/<id>); look the id up.
+    const listed = await api(server, 'GET', `/api/v1/users?q=${encodeURIComponent(newUser)}`, { token: await adminToken() });
+    const created = listed.body?.items?.find((u) => u.username === newUser);
+    assert.ok(created, `user ${newUser} listed by the API: ${listed.text}`);
+    const target = `user/${created.id}`;
     await page.getByTestId('nav-audit').click();
     await page.waitForURL(/\/audit$/);
-    await page.getByTestId('audit-q').fill(newUser);
+    await page.getByTestId('audit-q').fill(target);
     // The server writes audit entries off the request path: search until it lands.
+    const entry = page
+      .locator('tr.ant-table-row', { hasText: 'user.create' })
+      .filter({ has: page.getByTestId('audit-target').getByText(target, { exact: true }) });
     await until(async () => {
       await page.getByTestId('audit-search').click();
       await sleep(300);
-      return (await row('user.create').count()) > 0;
-    }, `a user.create audit row for ${newUser}`);
-    const entry = row('user.create').first();
-    assert.equal(await entry.getByTestId('audit-target').textContent(), `user/${newUser}`);
-    const text = await entry.textContent();
-    assert.match(text, /admin/, 'actor is admin');
-    assert.equal(await entry.getByTestId('audit-result').textContent(), 'ok');
+      return (await entry.count()) > 0;
+    }, `a user.create audit row with target ${target}`);
+    assert.equal(await entry.first().getByTestId('audit-result').textContent(), 'ok');
+    assert.match(await entry.first().textContent(), /admin/, 'actor is admin');
   });
 
   step('language switches zh ↔ en and persists across reload', async () => {

@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -236,16 +237,25 @@ func TestOTLP(t *testing.T) {
 	require.NoError(t, err)
 	js, err := req.MarshalJSON()
 	require.NoError(t, err)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, err = zw.Write(pb)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
 	cases := []struct {
 		name   string
 		ctype  string
 		body   []byte
 		status int
+		hdr    []string
 	}{
-		{"protobuf", "application/x-protobuf", pb, http.StatusOK},
-		{"json", "application/json", js, http.StatusOK},
-		{"broken json", "application/json", []byte(`{"resourceMetrics":[`), http.StatusBadRequest},
-		{"unknown content type", "text/plain", pb, http.StatusBadRequest},
+		{"protobuf", "application/x-protobuf", pb, http.StatusOK, nil},
+		// The collector's otlphttp exporter gzips by default.
+		{"protobuf gzip", "application/x-protobuf", gz.Bytes(), http.StatusOK, []string{"Content-Encoding", "gzip"}},
+		{"unknown encoding", "application/x-protobuf", pb, http.StatusBadRequest, []string{"Content-Encoding", "br"}},
+		{"json", "application/json", js, http.StatusOK, nil},
+		{"broken json", "application/json", []byte(`{"resourceMetrics":[`), http.StatusBadRequest, nil},
+		{"unknown content type", "text/plain", pb, http.StatusBadRequest, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,7 +263,7 @@ func TestOTLP(t *testing.T) {
 			db := openDB(t)
 			h, err := ingest.New(db, ingest.Options{})
 			require.NoError(t, err)
-			w := post(h.OTLP(), "/api/v1/otlp/v1/metrics", tc.ctype, tc.body)
+			w := post(h.OTLP(), "/api/v1/otlp/v1/metrics", tc.ctype, tc.body, tc.hdr...)
 			require.Equal(t, tc.status, w.Code, w.Body.String())
 			if tc.status != http.StatusOK {
 				require.Equal(t, "invalid_argument", errorCode(t, w))

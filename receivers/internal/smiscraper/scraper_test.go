@@ -74,7 +74,7 @@ func points(t *testing.T, md pmetric.Metrics) map[string]float64 {
 	return out
 }
 
-func newScraper(t *testing.T, collect CollectFunc, now func() time.Time, logger *zap.Logger) *Scraper {
+func newScraper(t testing.TB, collect CollectFunc, now func() time.Time, logger *zap.Logger) *Scraper {
 	t.Helper()
 	s := New(Settings{
 		Vendor: inventory.VendorNVIDIA, Collect: collect,

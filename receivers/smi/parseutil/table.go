@@ -1,8 +1,6 @@
 package parseutil
 
 import (
-	"bufio"
-	"bytes"
 	"strings"
 )
 
@@ -10,13 +8,14 @@ import (
 // megabytes, and the bound keeps fuzzing and hostile input cheap.
 const MaxInput = 8 << 20
 
-// Lines splits data into lines with trailing CR and spaces removed.
+// Lines splits data into lines with trailing CR, spaces and tabs removed.
 func Lines(data []byte) []string {
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), MaxInput)
-	for sc.Scan() {
-		out = append(out, strings.TrimRight(sc.Text(), " \t\r"))
+	text := string(data)
+	out := make([]string, 0, strings.Count(text, "\n")+1)
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		out = append(out, strings.TrimRight(line, " \t\r"))
+		text = rest
 	}
 	return out
 }

@@ -83,11 +83,13 @@ export default function MainLayout() {
               options={LANGS}
               onChange={setLang}
             />
-            <Space size={4} data-testid="current-user">
-              <UserOutlined />
-              <Typography.Text strong>{user?.display_name || user?.username}</Typography.Text>
-              {user && <Tag>{t(`role.${user.role}`)}</Tag>}
-            </Space>
+            <span data-testid="current-user" title={user?.username}>
+              <Space size={4}>
+                <UserOutlined />
+                <Typography.Text strong>{user?.display_name || user?.username}</Typography.Text>
+                {user && <Tag>{t(`role.${user.role}`)}</Tag>}
+              </Space>
+            </span>
             <Button data-testid="logout" icon={<LogoutOutlined />} onClick={onLogout}>
               {t('common.logout')}
             </Button>

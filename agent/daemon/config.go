@@ -1,0 +1,83 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/heteroflow/heteroflow/agent/runner"
+	"github.com/heteroflow/heteroflow/receivers/smi"
+)
+
+// Config is the agent's configuration; Defaults fills the zero fields.
+type Config struct {
+	Server  string // http(s)://host:3333
+	Token   string // bootstrap token, only needed until enrolled
+	DataDir string // credentials, outbox, state, task logs
+	// Heartbeat is the heartbeat period (default 10 s).
+	Heartbeat time.Duration
+	// PollWait is the assignment long-poll duration (default 30 s).
+	PollWait time.Duration
+	// InventoryEvery re-reads the vendor CLIs every this many heartbeats.
+	InventoryEvery int
+	// Collector runs the embedded OTel collector exporting to the server.
+	Collector bool
+	// FakeSMIState, when set, is a fakesmi state file whose simulated
+	// utilisation and memory follow the running tasks (make run, tests).
+	FakeSMIState string
+	Labels       map[string]string
+	Grace        time.Duration // SIGTERM → SIGKILL for tasks
+	Version      string
+	Logger       *slog.Logger
+	// AgentLog is the agent's own capped log (AgentLogDir, stream "agent"),
+	// returned by the agent-logs management command.
+	AgentLog    *runner.LogFile
+	AgentLogDir string
+	// SMI runs vendor CLIs for inventory; CLI runs them for isolation.
+	SMI smi.Runner
+	CLI runner.Commander
+}
+
+// Defaults returns c with defaults applied.
+func (c Config) Defaults() Config {
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = 10 * time.Second
+	}
+	if c.PollWait <= 0 {
+		c.PollWait = 30 * time.Second
+	}
+	if c.InventoryEvery <= 0 {
+		c.InventoryEvery = 6
+	}
+	if c.Grace <= 0 {
+		c.Grace = 10 * time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.SMI == nil {
+		c.SMI = smi.ExecRunner
+	}
+	if c.CLI == nil {
+		c.CLI = runner.ExecCommander{}
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	return c
+}
+
+// Validate reports every bad field.
+func (c Config) Validate() error {
+	var errs []error
+	u, err := url.Parse(c.Server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--server %q must be http(s)://host:port / 服务器地址无效", c.Server))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir is required / 需要数据目录"))
+	}
+	return errors.Join(errs...)
+}

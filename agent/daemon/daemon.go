@@ -1,0 +1,245 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/heteroflow/heteroflow/agent/credentials"
+	"github.com/heteroflow/heteroflow/agent/outbox"
+	"github.com/heteroflow/heteroflow/agent/protocol"
+	"github.com/heteroflow/heteroflow/agent/runner"
+	"github.com/heteroflow/heteroflow/agent/state"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+)
+
+// Agent is one running node agent.
+type Agent struct {
+	cfg    Config
+	creds  credentials.Credentials
+	cl     *client
+	out    *outbox.Outbox
+	st     *state.Store
+	run    *runner.Runner
+	inv    []inventory.Snapshot
+	sentAt string // shape of the inventory last sent
+
+	mu      sync.Mutex
+	tasks   map[string]*task // key task/attempt
+	handled map[int64]bool   // assignment ids already acted on
+	started time.Time
+}
+
+type task struct {
+	spec   protocol.TaskSpec
+	h      *runner.Handle
+	shipMu sync.Mutex
+	shipped map[string]int64 // stream → next offset to ship
+}
+
+func key(id int64, attempt int) string { return fmt.Sprintf("%d/%d", id, attempt) }
+
+// Run enrolls if needed and serves until ctx ends. Running tasks are left
+// to the next agent start (which kills them as orphans and reports it).
+func Run(ctx context.Context, cfg Config) error {
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	a := &Agent{cfg: cfg, tasks: map[string]*task{}, handled: map[int64]bool{}, started: time.Now()}
+	log := cfg.Logger
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	a.inv = detect(ctx, cfg.SMI, log)
+	log.Info("accelerators detected", "vendors", vendorsOf(a.inv))
+	if err := a.enroll(ctx); err != nil {
+		return err
+	}
+	var err error
+	if a.out, err = outbox.Open(filepath.Join(cfg.DataDir, "outbox"), 0); err != nil {
+		return err
+	}
+	defer a.out.Close()
+	if a.st, err = state.Open(filepath.Join(cfg.DataDir, "state.json")); err != nil {
+		return err
+	}
+	a.run = runner.New(runner.Config{LogDir: filepath.Join(cfg.DataDir, "tasks"), Grace: cfg.Grace, CLI: cfg.CLI,
+		Engine: runner.DetectEngine(), Logger: log})
+	if err := a.reconcileOrphans(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	spawn := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(ctx) }()
+	}
+	spawn(func(ctx context.Context) {
+		a.out.Run(ctx, a.sendStatus, 100, outbox.Backoff{Min: 200 * time.Millisecond, Max: 15 * time.Second}, log)
+	})
+	spawn(a.heartbeatLoop)
+	spawn(a.pollLoop)
+	if cfg.Collector {
+		spawn(a.runCollector)
+	}
+	log.Info("agent running", "node", a.creds.NodeID, "server", cfg.Server)
+	<-ctx.Done()
+	wg.Wait()
+	return nil
+}
+
+// enroll loads the stored credential or, the first time, trades the
+// bootstrap token for one.
+func (a *Agent) enroll(ctx context.Context) error {
+	c, err := credentials.Load(a.cfg.DataDir)
+	if err == nil {
+		a.creds = c
+		a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait)
+		return nil
+	}
+	if !errors.Is(err, credentials.ErrNotEnrolled) {
+		return err
+	}
+	if a.cfg.Token == "" {
+		return errors.New("not enrolled yet: pass --token with a bootstrap token / 尚未注册：请用 --token 提供引导令牌")
+	}
+	host, _ := os.Hostname()
+	req := protocol.EnrollRequest{Token: a.cfg.Token, Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH,
+		Version: a.cfg.Version, Labels: a.cfg.Labels, Inventory: a.inv}
+	var resp protocol.EnrollResponse
+	cl := newClient(a.cfg.Server, "", a.cfg.PollWait)
+	backoff := outbox.Backoff{Min: time.Second, Max: 30 * time.Second}
+	for {
+		err := cl.do(ctx, "POST", "/api/v1/agents/enroll", req, &resp)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errPermanent) {
+			return fmt.Errorf("enrollment refused / 注册被拒绝: %w", err)
+		}
+		a.cfg.Logger.Warn("enrollment failed, retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff.Next()):
+		}
+	}
+	a.creds = credentials.Credentials{Server: a.cfg.Server, NodeID: resp.NodeID, APIKey: resp.APIKey, EnrolledAt: time.Now().UTC()}
+	if err := credentials.Save(a.cfg.DataDir, a.creds); err != nil {
+		return err
+	}
+	a.sentAt = shape(a.inv)
+	a.cl = newClient(a.cfg.Server, resp.APIKey, a.cfg.PollWait)
+	a.cfg.Logger.Info("enrolled", "node", resp.NodeID)
+	return nil
+}
+
+// reconcileOrphans kills what a previous agent left running and reports
+// each such task as failed, through the outbox.
+func (a *Agent) reconcileOrphans(ctx context.Context) error {
+	orphans, err := a.st.Reconcile(ctx, a.cfg.Grace)
+	if err != nil {
+		return err
+	}
+	for _, o := range orphans {
+		reason := "agent restarted; the task's process had already ended"
+		if o.WasRunning {
+			reason = "agent restarted; orphaned task process group killed"
+		}
+		if o.KillErr != nil {
+			reason += " (kill: " + o.KillErr.Error() + ")"
+		}
+		a.cfg.Logger.Warn("orphan task", "task", o.TaskID, "attempt", o.Attempt, "was_running", o.WasRunning)
+		if _, err := a.out.Append(protocol.StatusUpdate{TaskID: o.TaskID, Attempt: o.Attempt,
+			Phase: protocol.PhaseFailed, Reason: reason, At: time.Now().UTC()}); err != nil {
+			return err
+		}
+		if o.AssignmentID != 0 {
+			a.handled[o.AssignmentID] = true
+		}
+	}
+	for _, id := range a.st.Handled() {
+		a.handled[id] = true
+	}
+	return nil
+}
+
+func (a *Agent) sendStatus(ctx context.Context, batch []protocol.StatusUpdate) (uint64, error) {
+	var ack protocol.StatusAck
+	err := a.cl.do(ctx, "POST", "/api/v1/agents/status", protocol.StatusBatch{Updates: batch}, &ack)
+	return ack.Acked, err
+}
+
+func (a *Agent) running() []protocol.RunningTask {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := []protocol.RunningTask{}
+	for _, t := range a.tasks {
+		out = append(out, protocol.RunningTask{TaskID: t.spec.TaskID, Attempt: t.spec.Attempt, PID: t.h.PID(),
+			StartedAt: t.h.StartedAt()})
+	}
+	return out
+}
+
+// heartbeatLoop re-reads the period each round, so a pushed config
+// (heartbeat_interval) takes effect at the next beat.
+func (a *Agent) heartbeatLoop(ctx context.Context) {
+	for n := 0; ; n++ {
+		a.heartbeat(ctx, n%a.cfg.InventoryEvery == 0 && n > 0)
+		a.mu.Lock()
+		period := a.cfg.Heartbeat
+		a.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(period):
+		}
+	}
+}
+
+func (a *Agent) heartbeat(ctx context.Context, refresh bool) {
+	if refresh {
+		a.inv = detect(ctx, a.cfg.SMI, a.cfg.Logger)
+	}
+	total, free := hostMemory()
+	hb := protocol.Heartbeat{Health: "ok", CPUCount: runtime.NumCPU(), MemoryTotalMiB: total, MemoryFreeMiB: free,
+		Running: a.running(), Version: a.cfg.Version}
+	sh := shape(a.inv)
+	if sh != a.sentAt {
+		hb.Inventory = a.inv
+	}
+	var resp protocol.HeartbeatResponse
+	if err := a.cl.do(ctx, "POST", "/api/v1/agents/heartbeat", hb, &resp); err != nil {
+		if ctx.Err() == nil {
+			a.cfg.Logger.Warn("heartbeat failed", "err", err)
+		}
+		return
+	}
+	a.sentAt = sh
+	// Stop what the ledger no longer expects here (cancelled or moved while
+	// this agent was cut off).
+	want := map[string]bool{}
+	for _, e := range resp.Expected {
+		want[key(e.TaskID, e.Attempt)] = true
+	}
+	for _, r := range hb.Running {
+		if !want[key(r.TaskID, r.Attempt)] {
+			a.cancel(r.TaskID, r.Attempt, "the server no longer expects this task on this node")
+		}
+	}
+}
+
+func (a *Agent) cancel(id int64, attempt int, reason string) bool {
+	a.mu.Lock()
+	t, ok := a.tasks[key(id, attempt)]
+	a.mu.Unlock()
+	if ok {
+		t.h.Cancel(reason)
+	}
+	return ok
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heteroflow/heteroflow/agent/daemon"
+	"github.com/heteroflow/heteroflow/agent/runner"
+)
+
+func init() {
+	var (
+		cfg         daemon.Config
+		labels      []string
+		noCollector bool
+		logLevel    string
+	)
+	cmd := &cobra.Command{
+		Use:   "agent --server URL --token BOOTSTRAP [--data-dir DIR]",
+		Short: "Run the node agent / 运行节点代理",
+		Long: `Run the HeteroFlow node agent. The first start enrolls the node with a one-time bootstrap
+token (created by an administrator: POST /api/v1/bootstrap-tokens or the console's Nodes page) and
+stores the node's own credential in DATA_DIR/credentials.json (mode 0600); later starts need only
+--server. The agent detects every vendor CLI on PATH, runs the embedded collector, heartbeats,
+receives tasks by long-poll and runs them with their devices and isolation.
+
+运行 HeteroFlow 节点代理。首次启动用一次性引导令牌注册节点（管理员在控制台“节点”页或
+POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credentials.json（权限 0600），
+之后只需 --server。代理自动识别各厂商工具、运行内置采集器、发送心跳、长轮询接收并执行任务。`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return fmt.Errorf("--log-level %q: use debug, info, warn or error / 日志级别无效", logLevel)
+			}
+			cfg.Labels = map[string]string{}
+			for _, l := range labels {
+				k, v, ok := strings.Cut(l, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("--label %q must be key=value / 标签格式应为 key=value", l)
+				}
+				cfg.Labels[k] = v
+			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+				return fmt.Errorf("data dir / 数据目录: %w", err)
+			}
+			// The agent's own log: stderr plus a capped file the server can
+			// collect remotely (agent-logs).
+			logDir := filepath.Join(cfg.DataDir, "logs")
+			lf, err := runner.OpenLog(logDir, "agent", 4<<20, 3)
+			if err != nil {
+				return err
+			}
+			defer lf.Close()
+			cfg.AgentLog, cfg.AgentLogDir = lf, logDir
+			cfg.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(cmd.ErrOrStderr(), lf), &slog.HandlerOptions{Level: level}))
+			cfg.Collector = !noCollector
+			cfg.FakeSMIState = os.Getenv("HETEROFLOW_FAKESMI_STATE")
+			cfg.Version = version
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return daemon.Run(ctx, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Server, "server", os.Getenv("HETEROFLOW_SERVER"), "server API URL, e.g. http://server:3333 / 服务器 API 地址 ($HETEROFLOW_SERVER)")
+	f.StringVar(&cfg.Token, "token", os.Getenv("HETEROFLOW_TOKEN"), "one-time bootstrap token (first start only) / 一次性引导令牌 ($HETEROFLOW_TOKEN)")
+	f.StringVar(&cfg.DataDir, "data-dir", defaultAgentDir(), "credentials, outbox, task logs / 数据目录")
+	f.DurationVar(&cfg.Heartbeat, "heartbeat", 10*time.Second, "heartbeat period / 心跳周期")
+	f.DurationVar(&cfg.PollWait, "poll-wait", 30*time.Second, "assignment long-poll duration / 长轮询时长")
+	f.DurationVar(&cfg.Grace, "kill-grace", 10*time.Second, "SIGTERM→SIGKILL grace for tasks / 终止任务的宽限期")
+	f.StringArrayVar(&labels, "label", nil, "node label key=value (repeatable) / 节点标签")
+	f.BoolVar(&noCollector, "no-collector", false, "do not run the embedded metrics collector / 不运行内置采集器")
+	f.StringVar(&logLevel, "log-level", "info", "debug|info|warn|error / 日志级别")
+	rootCmd.AddCommand(cmd)
+}
+
+func defaultAgentDir() string {
+	if d := os.Getenv("HETEROFLOW_AGENT_DATA_DIR"); d != "" {
+		return d
+	}
+	if os.Geteuid() == 0 {
+		return "/var/lib/heteroflow-agent"
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".heteroflow-agent")
+	}
+	return ".heteroflow-agent"
+}

@@ -1,0 +1,5 @@
+package agentapi
+
+import "runtime"
+
+var goos, goarch = runtime.GOOS, runtime.GOARCH

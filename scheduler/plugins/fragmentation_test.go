@@ -1,0 +1,87 @@
+package plugins
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/scheduler/framework"
+	"github.com/heteroflow/heteroflow/scheduler/model"
+)
+
+func TestBuildWorkload(t *testing.T) {
+	t.Parallel()
+	mk := func(cpu int64, n int, pct float64) model.Request {
+		r := model.Request{ID: "x", CPUMilli: cpu, DeviceCount: n, ComputePercent: pct, QoS: model.QoSSilver}
+		require.NoError(t, r.Normalize())
+		return r
+	}
+	reqs := []model.Request{mk(1000, 1, 50), mk(1000, 1, 50), mk(1000, 1, 50), mk(2000, 1, 100), mk(4000, 0, 0)}
+	// Shapes: 3× (1000,1,500), 1× (2000,1,1000), 1× cpu-only → weights 0.6, 0.2, 0.2.
+	all, err := BuildWorkload(reqs, 1)
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	require.Equal(t, int32(500), all[0].ComputeMilli)
+	require.InDelta(t, 0.6, all[0].Weight, 1e-12)
+	// 60% coverage keeps only the top shape (3 of 5 tasks).
+	top, err := BuildWorkload(reqs, 0.6)
+	require.NoError(t, err)
+	require.Len(t, top, 1)
+	_, err = BuildWorkload(reqs, 0)
+	require.Error(t, err)
+}
+
+func TestFragmentationArithmetic(t *testing.T) {
+	t.Parallel()
+	cl := newCluster(t, gpuNode("a", 16000, "T4", 2), gpuNode("b", 16000, "T4", 2))
+	// a: device 0 has 300 free (700 used), device 1 is free; CPU 8000 free.
+	place(t, cl, "x", "a", 8000, map[int]int32{0: 700})
+	h := &handle{cl: cl}
+	p, err := NewFragmentation(framework.Args{}, h)
+	require.NoError(t, err)
+	f := p.(*Fragmentation)
+	// M: 50% shape A (cpu 4000, 1×500 milli), 30% shape B (cpu 12000, 1×1000),
+	// 20% CPU-only.
+	require.NoError(t, f.SetWorkload([]WorkloadSpec{
+		{CPUMilli: 4000, DeviceCount: 1, ComputeMilli: 500, Weight: 0.5},
+		{CPUMilli: 12000, DeviceCount: 1, ComputeMilli: 1000, Weight: 0.3},
+		{CPUMilli: 1000, Weight: 0.2},
+	}))
+	require.Equal(t, 1, h.invalidated)
+	r := &model.Request{ID: "r", DeviceCount: 1, ComputePercent: 30, CPUMilli: 2000, QoS: model.QoSSilver}
+	c := cycle(t, cl, r)
+	require.True(t, f.PreScore(context.Background(), c).IsSuccess())
+	// Node a (free 300 + 1000 = 1300, CPU 8000):
+	//   A: hostable (device 1 ≥ 500) → fragment = device 0's 300 → 0.5·300 = 150
+	//   B: CPU 8000 < 12000 → all 1300 → 0.3·1300 = 390
+	//   CPU-only: all 1300 → 0.2·1300 = 260;  F_a = 800.
+	require.InDelta(t, 800, f.NodeFrag(cl.Nodes[0]), 1e-9)
+	// Node b (2000 free, CPU 16000): A → 0, B → 0, CPU-only → 0.2·2000 = 400.
+	require.InDelta(t, 400, f.NodeFrag(cl.Nodes[1]), 1e-9)
+	// Assign on a: 300 milli + 2000 CPU. Device 0 → free 0 & 1000, CPU 6000:
+	//   A: 0, B: 0.3·1000 = 300, CPU-only: 200 → 500, Δ = −300.
+	// Device 1 → 300 & 700, CPU 6000: A: device 1 (700) hosts, frag 300 → 150;
+	//   B: 300; CPU-only: 200 → 650, Δ = −150. Device 0 wins.
+	var a framework.Assignment
+	require.True(t, f.Assign(context.Background(), c, cl.Nodes[0], &a).IsSuccess())
+	require.Equal(t, 0, a.Slices[0].Device)
+	require.InDelta(t, -300, a.Cost, 1e-9)
+	// Score = 50 − 50·(−300)/2000 = 57.5 (scale: largest node, 2 devices).
+	s, _ := f.Score(context.Background(), c, cl.Nodes[0], &a)
+	require.InDelta(t, 57.5, s, 1e-9)
+	// Score without the Assign plugin's cost recomputes the same Δ.
+	a.CostBy = ""
+	s2, _ := f.Score(context.Background(), c, cl.Nodes[0], &a)
+	require.InDelta(t, s, s2, 1e-9)
+	// Node b: either device → 700 & 1000, CPU 14000: A 0 (both ≥ 500);
+	// B hostable on the whole device, the 700 one is fragment → 0.3·700 =
+	// 210; CPU-only 0.2·1700 = 340 → 550, Δ = 550 − 400 = +150. Placing
+	// there would fragment, placing on a shrinks fragmentation: a wins.
+	a.Reset()
+	require.True(t, f.Assign(context.Background(), c, cl.Nodes[1], &a).IsSuccess())
+	require.InDelta(t, 150, a.Cost, 1e-9)
+	require.Error(t, f.SetWorkload([]WorkloadSpec{{ComputeMilli: 2000}}))
+	_, err = NewFragmentation(mustArgs(t, "coverage: 1.5"), h)
+	require.Error(t, err)
+}
