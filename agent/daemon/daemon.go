@@ -36,9 +36,9 @@ type Agent struct {
 }
 
 type task struct {
-	spec   protocol.TaskSpec
-	h      *runner.Handle
-	shipMu sync.Mutex
+	spec    protocol.TaskSpec
+	h       *runner.Handle
+	shipMu  sync.Mutex
 	shipped map[string]int64 // stream → next offset to ship
 }
 

@@ -2,6 +2,9 @@ package daemon
 
 import (
 	"context"
+	"time"
+
+	"github.com/heteroflow/heteroflow/agent/outbox"
 
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/runner"
@@ -10,16 +13,22 @@ import (
 // chunkBytes bounds one shipped chunk (the server accepts up to 256 KiB).
 const chunkBytes = 64 << 10
 
-// shipLogs sends what the task wrote since the last successful shipment.
-// Offsets make resends idempotent; a failure is retried on the next tick.
-func (a *Agent) shipLogs(ctx context.Context, t *task) {
+// shipLogs sends what the task wrote since the last successful shipment
+// and reports whether everything written so far is shipped. Offsets make
+// resends idempotent; a failure is retried on the next call.
+func (a *Agent) shipLogs(ctx context.Context, t *task) bool {
 	t.shipMu.Lock()
 	defer t.shipMu.Unlock()
+	complete := true
 	for _, stream := range []string{"stdout", "stderr"} {
-		for i := 0; i < 16; i++ { // at most 1 MiB per stream per tick
+		for i := 0; i < 16; i++ { // at most 1 MiB per stream per call
 			off := t.shipped[stream]
 			data, start, next, err := runner.ReadLog(t.h.LogDir(), stream, off, chunkBytes)
-			if err != nil || len(data) == 0 {
+			if err != nil {
+				complete = false
+				break
+			}
+			if len(data) == 0 {
 				break
 			}
 			c := protocol.LogChunk{TaskID: t.spec.TaskID, Attempt: t.spec.Attempt, Stream: stream, Offset: start, Data: string(data)}
@@ -27,9 +36,28 @@ func (a *Agent) shipLogs(ctx context.Context, t *task) {
 				if ctx.Err() == nil {
 					a.cfg.Logger.Debug("log shipping failed; will retry", "task", t.spec.TaskID, "err", err)
 				}
-				return
+				return false
 			}
 			t.shipped[stream] = next
+			if i == 15 {
+				complete = false
+			}
+		}
+	}
+	return complete
+}
+
+// drainLogs keeps shipping a finished task's logs until all are on the
+// server (the server may be down when the task ends), for up to an hour;
+// the files stay on the node either way.
+func (a *Agent) drainLogs(ctx context.Context, t *task) {
+	backoff := outbox.Backoff{Min: 500 * time.Millisecond, Max: 30 * time.Second}
+	deadline := time.Now().Add(time.Hour)
+	for !a.shipLogs(ctx, t) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff.Next()):
 		}
 	}
 }

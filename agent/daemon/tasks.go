@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/heteroflow/heteroflow/agent/outbox"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/state"
-	"github.com/heteroflow/heteroflow/agent/outbox"
 )
 
 // pollLoop long-polls for assignments and dispatches them; while the
@@ -118,10 +118,15 @@ func (a *Agent) watch(ctx context.Context, t *task) {
 		}
 	}
 	res := t.h.Wait()
-	// Final flush: bounded, since the logs stay on disk either way.
-	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	a.shipLogs(fctx, t)
+	// One flush before the end is reported, so a reader who sees the task
+	// finished usually sees all its output; what the server missed (it may
+	// be down) follows in the background.
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	complete := a.shipLogs(fctx, t)
 	cancel()
+	if !complete {
+		go a.drainLogs(ctx, t)
+	}
 	a.appendStatus(protocol.StatusUpdate{TaskID: t.spec.TaskID, Attempt: t.spec.Attempt, Phase: res.Phase,
 		ExitCode: res.ExitCode, Reason: res.Reason})
 	a.mu.Lock()

@@ -19,10 +19,10 @@ func init() {
 	var duration time.Duration
 	var asJSON bool
 	submit := &cobra.Command{
-		Use:   "submit",
-		Short: "Measure task submissions/s and latency through the REST API / 测量任务提交吞吐与延迟",
+		Use:     "submit",
+		Short:   "Measure task submissions/s and latency through the REST API / 测量任务提交吞吐与延迟",
 		Example: `  heteroflow bench submit --server http://127.0.0.1:3333 --api-key hf_… --concurrency 32 --duration 20s`,
-		Args:  cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if server == "" || apiKey == "" {
 				return fmt.Errorf("--server and --api-key are required / 需要 --server 和 --api-key")

@@ -30,8 +30,8 @@ type APIError struct {
 	header http.Header
 }
 
-func (e *APIError) Error() string          { return e.Body.Message }
-func (e *APIError) GetStatus() int         { return e.status }
+func (e *APIError) Error() string           { return e.Body.Message }
+func (e *APIError) GetStatus() int          { return e.status }
 func (e *APIError) GetHeaders() http.Header { return e.header }
 
 // statusClientClosed (nginx's 499) marks requests whose client went away

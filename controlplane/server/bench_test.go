@@ -3,10 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -42,8 +42,7 @@ func benchServer(b *testing.B, dsn string) (string, string) {
 // HETEROFLOW_BENCH_CONCURRENCY.
 func benchConcurrency() int {
 	if v := os.Getenv("HETEROFLOW_BENCH_CONCURRENCY"); v != "" {
-		var n int
-		if _, err := fmtSscan(v, &n); err == nil && n > 0 {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
 			return n
 		}
 	}
@@ -68,5 +67,3 @@ func BenchmarkSubmitSQLite(b *testing.B) { runSubmitBench(b, "") }
 
 // BenchmarkSubmitPostgres: the same on PostgreSQL (HETEROFLOW_TEST_PG_DSN).
 func BenchmarkSubmitPostgres(b *testing.B) { runSubmitBench(b, pgtest.Schema(b)) }
-
-func fmtSscan(s string, n *int) (int, error) { return fmt.Sscan(s, n) }

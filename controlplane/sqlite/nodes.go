@@ -10,7 +10,6 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 )
 
-
 const nodeCols = `id, hostname, os, arch, version, labels, state, cordoned, draining, health, cpu_count,
 	memory_total_mib, memory_free_mib, inventory, running, api_key_prefix, last_heartbeat, last_status_seq,
 	created_at, updated_at`
@@ -211,4 +210,3 @@ func (db *DB) SetNodeScheduling(ctx context.Context, id string, cordoned, draini
 	}
 	return n, nil
 }
-

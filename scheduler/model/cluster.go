@@ -30,6 +30,8 @@ type Cluster struct {
 	ratioMilli int64
 	// Epoch changes when nodes join, so caches keyed by node index reset.
 	Epoch uint64
+	// allocated is Σ placed compute milli, kept by Assign/Release.
+	allocated int64
 }
 
 // NewCluster returns an empty cluster. bronzeOvercommit ≥ 1 is how far
@@ -96,12 +98,5 @@ func (c *Cluster) Capacity() (deviceMilli, cpuMilli int64) {
 	return deviceMilli, cpuMilli
 }
 
-// Allocated sums the compute milli held by placements.
-func (c *Cluster) Allocated() int64 {
-	var free, total int64
-	for _, n := range c.Nodes {
-		free += n.FreeMilli
-		total += int64(len(n.Devices)) * WholeMilli
-	}
-	return total - free
-}
+// Allocated is the compute milli held by placements (kept incrementally).
+func (c *Cluster) Allocated() int64 { return c.allocated }

@@ -16,6 +16,15 @@ func (c *Cluster) CheckInvariants() error {
 		gold, shared, whole int
 		mask                uint16
 	}
+	var allocated int64
+	for _, p := range c.ledger {
+		for i := range p.Slices {
+			allocated += int64(p.Slices[i].ComputeMilli)
+		}
+	}
+	if allocated != c.allocated {
+		return fmt.Errorf("cluster: allocated %d milli, ledger says %d", c.allocated, allocated)
+	}
 	for _, ni := range c.Nodes {
 		cpu, mem := int64(0), int64(0)
 		devs := make([]agg, len(ni.Devices))

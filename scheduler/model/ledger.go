@@ -51,6 +51,7 @@ func (c *Cluster) Assign(p Placement) error {
 		s := &p.Slices[i]
 		ni.Devices[s.Device].apply(s, c.ratioMilli)
 		ni.FreeMilli -= int64(s.ComputeMilli)
+		c.allocated += int64(s.ComputeMilli)
 	}
 	ni.Version++
 	p.nodeIdx = ni.Index
@@ -122,6 +123,7 @@ func (c *Cluster) Release(taskID string) error {
 		s := &p.Slices[i]
 		ni.Devices[s.Device].remove(s, c.ratioMilli)
 		ni.FreeMilli += int64(s.ComputeMilli)
+		c.allocated -= int64(s.ComputeMilli)
 	}
 	ni.Version++
 	delete(c.ledger, taskID)

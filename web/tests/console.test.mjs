@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_PASSWORD, api, launchBrowser, screenshot, startServer } from './harness.mjs';
 
 const XSS_NAME = '<img src=x onerror=alert(1)>';
-const STEP_TIMEOUT = 60_000;
+const STEP_TIMEOUT = 90_000;
 const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const newUser = `e2e-user-${suffix}`;
 
@@ -19,7 +19,7 @@ const dialogs = [];
 const pageErrors = [];
 
 /** until polls fn until it returns a truthy value, or fails with what it last saw. */
-async function until(fn, what, timeout = 15_000) {
+async function until(fn, what, timeout = 30_000) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
@@ -78,12 +78,33 @@ async function searchTasks(name) {
   await row(name).first().waitFor();
 }
 
+/** fakeExpiry answers the next task-list call with 401, as an expired access token would get. */
+async function fakeExpiry() {
+  const calls = { faked: 0, passed: 0 };
+  await page.route(/\/api\/v1\/tasks\?/, async (route) => {
+    if (calls.faked === 0) {
+      calls.faked++;
+      await route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'unauthenticated', message: 'token expired' } }),
+      });
+      return;
+    }
+    calls.passed++;
+    await route.continue();
+  });
+  return calls;
+}
+
+const storedRefresh = () => page.evaluate(() => localStorage.getItem('heteroflow.refresh_token'));
+
 describe('web console', () => {
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000);
     page.on('dialog', async (d) => {
       dialogs.push(`${d.type()}: ${d.message()}`);
       await d.dismiss().catch(() => {});
@@ -202,6 +223,19 @@ describe('web console', () => {
     await page.keyboard.press('Escape');
   });
 
+  step('an expired access token is refreshed once and the call retried', async () => {
+    const before = await storedRefresh();
+    const calls = await fakeExpiry();
+    const refreshed = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/refresh'));
+    await page.getByTestId('task-refresh').click();
+    assert.equal((await refreshed).status(), 200);
+    await until(() => calls.passed === 1, 'the retried task list call');
+    await row(XSS_NAME).first().waitFor();
+    await page.unrouteAll();
+    const after = await storedRefresh();
+    assert.ok(after && after !== before, 'the refresh token rotated');
+  });
+
   step('logout ends the session and revokes the refresh token', async () => {
     const refreshToken = await page.evaluate(() => localStorage.getItem('heteroflow.refresh_token'));
     assert.ok(refreshToken, 'a refresh token was stored while signed in');
@@ -212,5 +246,20 @@ describe('web console', () => {
     assert.equal(res.status, 401, `refresh after logout: ${res.text}`);
     await page.goto(`${server.consoleURL}/users`);
     await page.waitForURL(/\/login$/);
+  });
+
+  step('a revoked refresh token ends the session on the next 401', async () => {
+    await page.locator('#username').fill('admin');
+    await page.locator('#password').fill(ADMIN_PASSWORD);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/tasks$/);
+    // Revoke the console's refresh token behind its back, then let its access token "expire".
+    const res = await api(server, 'POST', '/api/v1/auth/logout', { token: await adminToken(), body: { refresh_token: await storedRefresh() } });
+    assert.equal(res.status, 204, `logout through the API: ${res.text}`);
+    await fakeExpiry();
+    await page.getByTestId('task-refresh').click();
+    await page.waitForURL(/\/login$/);
+    await page.unrouteAll();
+    assert.equal(await storedRefresh(), null);
   });
 });

@@ -104,7 +104,11 @@ export default function TasksPage() {
   };
 
   return (
-    <Card title={t('tasks.title')} extra={<Button onClick={() => refetch()}>{t('common.refresh')}</Button>}>
+    <Card title={t('tasks.title')} extra={
+        <Button onClick={() => refetch()} data-testid="task-refresh">
+          {t('common.refresh')}
+        </Button>
+      }>
       <Form<FilterValues> form={form} layout="inline" onFinish={apply} style={{ marginBottom: 16, rowGap: 8 }}>
         <Form.Item name="state" label={t('tasks.state')}>
           <Select
