@@ -9,6 +9,12 @@
 // guarded update and the event insert the same way, so each costs one round
 // trip and is atomic without an explicit transaction.
 //
+// Durability follows the server's settings. A DSN may add run-time
+// parameters, e.g. postgres://…?synchronous_commit=off, which pgx passes to
+// every connection: commits stop waiting for the WAL flush (several times the
+// throughput on slow disks) at the price of losing the last acknowledged
+// commits if the PostgreSQL host crashes; atomicity is unaffected.
+//
 // Lists are ordered newest first (tasks, audit, API keys) except users, which
 // are ordered by id. Time-range filters are half-open: [after, before).
 package postgres

@@ -53,8 +53,10 @@ func partitionMilli(slices, total int) int32 {
 	return int32(slices * WholeMilli / total)
 }
 
-// accounted returns the MiB a slice counts against the device's memory:
+// AccountedMiB is the device memory a slice counts against its device:
 // bronze overcommits by ratioMilli/1000, so each bronze MiB counts less.
+func AccountedMiB(s *Slice, ratioMilli int64) int64 { return accounted(s, ratioMilli) }
+
 func accounted(s *Slice, ratioMilli int64) int64 {
 	if s.QoS == QoSBronze && ratioMilli > 1000 {
 		return (s.MemoryMiB*1000 + ratioMilli - 1) / ratioMilli

@@ -22,8 +22,9 @@ import (
 // As Assign it puts a task where F grows least (trying each distinct
 // device state of the node); as Score it maps that growth Δ to
 // 50 − 50·Δ/scale (scale: the largest node's device milli), so shrinking
-// fragmentation scores above 50. F before placement is cached per node
-// version (incremental: only changed nodes are recomputed).
+// fragmentation scores above 50. Per node and spec, the usable-device
+// count and the unusable free milli are cached per node version, so a
+// candidate is priced in O(|M|) and only changed nodes are recomputed.
 type Fragmentation struct {
 	h         framework.Handle
 	coverage  float64
@@ -34,9 +35,10 @@ type Fragmentation struct {
 
 	epoch  uint64 // cluster epoch the per-node caches were sized for
 	scale  float64
-	before []fragCache
+	nodes  []nodeCache
 	homog  []int // node → its single model id, or -1 when mixed
 	cands  []cand
+	one    [1]model.Slice // scratch: one candidate slice, no allocation
 	nmod   int // cluster model count specs were compiled against
 }
 
@@ -49,9 +51,13 @@ type fragSpec struct {
 	allowed []bool // by model id
 }
 
-type fragCache struct {
+// nodeCache holds one node's per-spec aggregates at one node version.
+type nodeCache struct {
 	version uint64
-	f       int64
+	total   int64   // free milli on the node
+	f       int64   // F_n × weightScale
+	cnt     []int16 // per spec: devices that can take one slice of it
+	lt      []int64 // per spec: free milli on the other devices
 }
 
 // weightScale turns popularity shares into integers (1e-6 resolution), so
@@ -140,7 +146,7 @@ func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framewor
 	defer p.mu.Unlock()
 	if p.epoch != cl.Epoch {
 		p.epoch = cl.Epoch
-		p.before = make([]fragCache, len(cl.Nodes))
+		p.nodes = make([]nodeCache, len(cl.Nodes))
 		p.homog = make([]int, len(cl.Nodes))
 		p.scale = model.WholeMilli
 		for i, n := range cl.Nodes {
@@ -180,7 +186,7 @@ func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 		}
 		p.specs = append(p.specs, fs)
 	}
-	p.before = make([]fragCache, len(p.before))
+	p.nodes = make([]nodeCache, len(p.nodes))
 	p.nmod = len(models)
 }
 
@@ -189,27 +195,20 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 	r := c.Req
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	before := p.nodeFragLocked(n)
-	var free [model.MaxDevicesPerNode]int32
-	frees := free[:len(n.Devices)]
-	for i := range n.Devices {
-		frees[i] = n.Devices[i].FreeMilli
-	}
+	nc := p.stateLocked(n)
 	cpuAfter := n.FreeCPU - r.CPUMilli
 	if r.DeviceCount == 0 {
-		out.Cost, out.CostBy = float64(p.fragLocked(n, cpuAfter, frees)-before)/weightScale, NameFragmentation
+		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, cpuAfter, nil, r.QoS, c.Cluster.RatioMilli()))/weightScale, NameFragmentation
 		return framework.OK
 	}
 	p.cands = fittingDevices(c, n, p.cands[:0])
 	if len(p.cands) < r.DeviceCount {
 		return framework.Reject(reasonSlice)
 	}
+	ratio := c.Cluster.RatioMilli()
 	if r.DeviceCount > 1 {
 		pickSet(n, p.cands, r.DeviceCount, true, out)
-		for _, s := range out.Slices {
-			frees[s.Device] -= s.ComputeMilli
-		}
-		out.Cost, out.CostBy = float64(p.fragLocked(n, cpuAfter, frees)-before)/weightScale, NameFragmentation
+		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, cpuAfter, out.Slices, r.QoS, ratio))/weightScale, NameFragmentation
 		return framework.OK
 	}
 	// One device: try each distinct free level once (devices with the same
@@ -228,9 +227,8 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 		if dup {
 			continue
 		}
-		frees[cd.dev] -= cd.slice.ComputeMilli
-		delta := p.fragLocked(n, cpuAfter, frees) - before
-		frees[cd.dev] += cd.slice.ComputeMilli
+		p.one[0] = cd.slice
+		delta := p.deltaLocked(n, nc, cpuAfter, p.one[:], r.QoS, ratio)
 		if best < 0 || delta < bestDelta || (delta == bestDelta && cd.free < p.cands[best].free) {
 			best, bestDelta = i, delta
 		}
@@ -244,93 +242,130 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 func (p *Fragmentation) Score(_ context.Context, c *framework.Cycle, n *model.NodeInfo, a *framework.Assignment) (float64, framework.Status) {
 	delta := a.Cost
 	if a.CostBy != NameFragmentation {
-		delta = p.Delta(n, c.Req, a.Slices)
+		delta = p.Delta(n, c.Req, a.Slices, c.Cluster.RatioMilli())
 	}
 	return min(100, max(0, 50-50*delta/p.scale)), framework.OK
 }
 
-// Delta is the growth of F_n if the slices (and the request's CPU) were
-// placed on n.
-func (p *Fragmentation) Delta(n *model.NodeInfo, r *model.Request, slices []model.Slice) float64 {
+// Delta is the growth of F_n, in milli-devices, if the slices (and the
+// request's CPU) were placed on n.
+func (p *Fragmentation) Delta(n *model.NodeInfo, r *model.Request, slices []model.Slice, ratioMilli int64) float64 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	var free [model.MaxDevicesPerNode]int32
-	frees := free[:len(n.Devices)]
-	for i := range n.Devices {
-		frees[i] = n.Devices[i].FreeMilli
-	}
-	before := p.nodeFragLocked(n)
-	for _, s := range slices {
-		frees[s.Device] -= s.ComputeMilli
-	}
-	return float64(p.fragLocked(n, n.FreeCPU-r.CPUMilli, frees)-before) / weightScale
+	nc := p.stateLocked(n)
+	return float64(p.deltaLocked(n, nc, n.FreeCPU-r.CPUMilli, slices, r.QoS, ratioMilli)) / weightScale
 }
 
 // NodeFrag is F_n for n's current state, in milli-devices.
 func (p *Fragmentation) NodeFrag(n *model.NodeInfo) float64 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return float64(p.nodeFragLocked(n)) / weightScale
+	return float64(p.stateLocked(n).f) / weightScale
 }
 
-func (p *Fragmentation) nodeFragLocked(n *model.NodeInfo) int64 {
-	if n.Index < len(p.before) && p.before[n.Index].version == n.Version {
-		return p.before[n.Index].f
+// usable: can device d (free milli, free memory, still shareable) take one
+// slice of spec m?
+func (m *fragSpec) usable(d *model.Device, homog bool, free int32, memFree int64, shareable bool) bool {
+	return shareable && free >= m.milli && (homog || m.allowed[d.ModelID()]) && (m.mem == 0 || memFree >= m.mem)
+}
+
+// specF is F_n(m) from the per-spec aggregates: everything free is a
+// fragment unless the node can host m, then only the unusable devices.
+func (m *fragSpec) specF(cpu, total int64, cnt int, lt int64, modelOK bool) int64 {
+	if m.n == 0 || cpu < m.cpu || !modelOK || cnt < m.n {
+		return total
 	}
-	var free [model.MaxDevicesPerNode]int32
-	frees := free[:len(n.Devices)]
+	return lt
+}
+
+func shareable(st *model.DeviceState) bool {
+	return st.Mode == model.ModeFree || st.Mode == model.ModeShared
+}
+
+// stateLocked returns n's cached aggregates, recomputing them (O(|M| ×
+// devices)) only when the node changed; candidates are then priced in
+// O(|M|) each by deltaLocked.
+func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
+	var nc *nodeCache
+	if n.Index < len(p.nodes) {
+		nc = &p.nodes[n.Index]
+	} else {
+		nc = &nodeCache{}
+	}
+	if nc.version == n.Version && len(nc.cnt) == len(p.specs) {
+		return nc
+	}
+	if cap(nc.cnt) < len(p.specs) {
+		nc.cnt = make([]int16, len(p.specs))
+		nc.lt = make([]int64, len(p.specs))
+	}
+	nc.cnt, nc.lt = nc.cnt[:len(p.specs)], nc.lt[:len(p.specs)]
+	nc.total = 0
 	for i := range n.Devices {
-		frees[i] = n.Devices[i].FreeMilli
+		nc.total += int64(n.Devices[i].FreeMilli)
 	}
-	f := p.fragLocked(n, n.FreeCPU, frees)
-	if n.Index < len(p.before) {
-		p.before[n.Index] = fragCache{version: n.Version, f: f}
-	}
-	return f
-}
-
-// fragLocked computes F_n for a hypothetical state (free CPU, free milli
-// per device); devices held by gold partitions or whole-device tasks can
-// host no shared shape, so their free milli always counts as fragment.
-func (p *Fragmentation) fragLocked(n *model.NodeInfo, freeCPU int64, frees []int32) int64 {
-	var total int64
-	for _, f := range frees {
-		total += int64(f)
-	}
-	if total == 0 {
-		return 0
-	}
-	homog := -1
-	if n.Index < len(p.homog) {
-		homog = p.homog[n.Index]
-	}
+	homog := p.homogOf(n)
 	devs := n.Node.Devices
-	f := int64(0)
+	nc.f = 0
 	for si := range p.specs {
 		m := &p.specs[si]
-		if m.n == 0 || freeCPU < m.cpu || m.n > len(frees) || (homog >= 0 && !m.allowed[homog]) {
-			f += m.w * total
-			continue
-		}
 		cnt, lt := 0, int64(0)
-		for d, fr := range frees {
+		for d := range n.Devices {
 			st := &n.Devices[d]
-			usable := fr >= m.milli && (st.Mode == model.ModeFree || st.Mode == model.ModeShared) &&
-				(homog >= 0 || m.allowed[devs[d].ModelID()]) &&
-				(m.mem == 0 || devs[d].MemoryMiB-st.MemUsed >= m.mem)
-			if usable {
+			if m.usable(&devs[d], homog >= 0, st.FreeMilli, devs[d].MemoryMiB-st.MemUsed, shareable(st)) {
 				cnt++
 			} else {
-				lt += int64(fr)
+				lt += int64(st.FreeMilli)
 			}
 		}
-		if cnt < m.n {
-			f += m.w * total
-		} else {
-			f += m.w * lt
-		}
+		nc.cnt[si], nc.lt[si] = int16(cnt), lt
+		nc.f += m.w * m.specF(n.FreeCPU, nc.total, cnt, lt, homog < 0 || m.allowed[homog])
 	}
-	return f
+	nc.version = n.Version
+	return nc
+}
+
+func (p *Fragmentation) homogOf(n *model.NodeInfo) int {
+	if n.Index < len(p.homog) {
+		return p.homog[n.Index]
+	}
+	return homogeneousModel(n.Node)
+}
+
+// deltaLocked prices placing slices (and moving free CPU to cpuAfter) on n
+// from the cached aggregates: each changed device leaves or joins each
+// spec's usable set. Exact integer arithmetic (weights × milli).
+func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, cpuAfter int64, slices []model.Slice, qos model.QoS, ratio int64) int64 {
+	totalAfter := nc.total
+	for i := range slices {
+		totalAfter -= int64(slices[i].ComputeMilli)
+	}
+	homog := p.homogOf(n)
+	devs := n.Node.Devices
+	var delta int64
+	for si := range p.specs {
+		m := &p.specs[si]
+		cnt, lt := int(nc.cnt[si]), nc.lt[si]
+		for i := range slices {
+			s := &slices[i]
+			d, st := &devs[s.Device], &n.Devices[s.Device]
+			memFree := d.MemoryMiB - st.MemUsed
+			if m.usable(d, homog >= 0, st.FreeMilli, memFree, shareable(st)) {
+				cnt--
+			} else {
+				lt -= int64(st.FreeMilli)
+			}
+			free := st.FreeMilli - s.ComputeMilli
+			if m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold) {
+				cnt++
+			} else {
+				lt += int64(free)
+			}
+		}
+		modelOK := homog < 0 || m.allowed[homog]
+		delta += m.w * (m.specF(cpuAfter, totalAfter, cnt, lt, modelOK) - m.specF(n.FreeCPU, nc.total, int(nc.cnt[si]), nc.lt[si], modelOK))
+	}
+	return delta
 }
 
 // String describes the loaded workload (for logs).

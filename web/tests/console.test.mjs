@@ -252,6 +252,7 @@ describe('web console', () => {
     await page.locator('#username').fill('admin');
     await page.locator('#password').fill(ADMIN_PASSWORD);
     await page.getByTestId('login-submit').click();
+    await page.getByTestId('nav-tasks').click(); // the login page returns to /users, where the last step left off
     await page.waitForURL(/\/tasks$/);
     // Revoke the console's refresh token behind its back, then let its access token "expire".
     const res = await api(server, 'POST', '/api/v1/auth/logout', { token: await adminToken(), body: { refresh_token: await storedRefresh() } });

@@ -57,6 +57,7 @@ export const TASK_STATES: TaskState[] = [
 /** Terminal states cannot be cancelled (mirrors controlplane.TaskState.Terminal). */
 export const TERMINAL_STATES: TaskState[] = ['succeeded', 'failed', 'cancelled', 'timed_out'];
 
+// The server omits zero-valued spec fields (omitempty), so they are optional here.
 export interface Task {
   id: number;
   name: string;
@@ -64,15 +65,15 @@ export interface Task {
   image?: string;
   args?: string[] | null;
   env?: Record<string, string> | null;
-  device_count: number;
-  memory_mib: number;
-  compute_percent: number;
+  device_count?: number;
+  memory_mib?: number;
+  compute_percent?: number;
   vendor?: string;
   models?: string[] | null;
-  qos: 'gold' | 'silver' | 'bronze';
-  priority: number;
-  timeout_seconds: number;
-  max_retries: number;
+  qos?: 'gold' | 'silver' | 'bronze';
+  priority?: number;
+  timeout_seconds?: number;
+  max_retries?: number;
   labels?: Record<string, string> | null;
   tenant?: string;
   project?: string;

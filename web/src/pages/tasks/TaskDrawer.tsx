@@ -38,18 +38,18 @@ function Spec({ task }: { task: Task }) {
       <Descriptions.Item label={t('tasks.env')}>
         <Tags values={formatMap(task.env)} />
       </Descriptions.Item>
-      <Descriptions.Item label={t('tasks.deviceCount')}>{task.device_count}</Descriptions.Item>
-      <Descriptions.Item label={t('tasks.memory')}>{task.memory_mib}</Descriptions.Item>
-      <Descriptions.Item label={t('tasks.compute')}>{task.compute_percent}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.deviceCount')}>{task.device_count ?? 0}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.memory')}>{task.memory_mib ?? 0}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.compute')}>{task.compute_percent ?? 0}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.vendor')}>{task.vendor || '—'}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.models')}>
         <Tags values={task.models ?? []} />
       </Descriptions.Item>
-      <Descriptions.Item label={t('tasks.qos')}>{task.qos}</Descriptions.Item>
-      <Descriptions.Item label={t('tasks.priority')}>{task.priority}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.qos')}>{task.qos || 'bronze'}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.priority')}>{task.priority ?? 0}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.timeout')}>{task.timeout_seconds || '—'}</Descriptions.Item>
-      <Descriptions.Item label={t('tasks.retries')}>{task.max_retries}</Descriptions.Item>
-      <Descriptions.Item label={t('tasks.attempt')}>{task.attempt}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.retries')}>{task.max_retries ?? 0}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.attempt')}>{task.attempt ?? 0}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.labels')}>
         <Tags values={formatMap(task.labels)} />
       </Descriptions.Item>

@@ -67,10 +67,10 @@ export default function TasksPage() {
       key: 'devices',
       width: 170,
       render: (_, task) =>
-        task.device_count > 0 ? `${task.device_count} × ${task.memory_mib} MiB · ${task.compute_percent}%` : '—',
+        task.device_count ? `${task.device_count} × ${task.memory_mib ?? 0} MiB · ${task.compute_percent ?? 0}%` : '—',
     },
-    { title: t('tasks.qos'), dataIndex: 'qos', width: 80 },
-    { title: t('tasks.priority'), dataIndex: 'priority', width: 90 },
+    { title: t('tasks.qos'), dataIndex: 'qos', width: 80, render: (q?: string) => q || 'bronze' },
+    { title: t('tasks.priority'), dataIndex: 'priority', width: 90, render: (p?: number) => p ?? 0 },
     { title: t('tasks.createdAt'), dataIndex: 'created_at', width: 180, render: formatTime },
     {
       title: t('common.actions'),
