@@ -152,11 +152,15 @@ func (db *DB) ApplyNodeStatus(ctx context.Context, st controlplane.NodeStatus) (
 		now := ts(db.now())
 		if st.To != "" && st.TaskID != 0 {
 			var cur controlplane.TaskState
-			err := tx.QueryRowContext(ctx, `SELECT state FROM tasks WHERE id = ?`, st.TaskID).Scan(&cur)
+			var onNode string
+			err := tx.QueryRowContext(ctx, `SELECT state, node_id FROM tasks WHERE id = ?`, st.TaskID).Scan(&cur, &onNode)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return mapErr(err)
 			}
-			if err == nil && controlplane.CanTransition(cur, st.To) {
+			// Only the node the task is placed on may move it: a late report
+			// of a run the scheduler stopped (preempted, requeued) must not
+			// end the task's next placement (issue 7).
+			if err == nil && onNode == st.NodeID && controlplane.CanTransition(cur, st.To) {
 				if _, err := db.transitionTx(ctx, tx, controlplane.Transition{TaskID: st.TaskID, From: cur, To: st.To,
 					Reason: st.Reason, Actor: "node:" + st.NodeID, ExitCode: st.ExitCode}); err != nil {
 					return err

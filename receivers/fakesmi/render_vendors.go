@@ -15,7 +15,7 @@ func rocmJSON(w io.Writer, p *Profile, s *State, hygon bool) error {
 		d := s.dev(i)
 		c := map[string]string{
 			"Card Series": p.Model, "Unique ID": fmt.Sprintf("0x%016x", 0x5c88007d76037400+i), "Serial Number": "N/A",
-			"Temperature (Sensor edge) (C)": fmt.Sprintf("%.1f", d.TemperatureCelsius),
+			"Temperature (Sensor edge) (C)":      fmt.Sprintf("%.1f", d.TemperatureCelsius),
 			"Average Graphics Package Power (W)": fmt.Sprintf("%.1f", d.PowerWatts), "PCI Bus": busID(i),
 		}
 		if hygon {

@@ -43,6 +43,8 @@ type Spec struct {
 	Forms     []string
 	Detect    func([]byte) string
 	ParseForm func(form string, data []byte) (*inventory.Snapshot, error)
+	// Parse auto-detects; its error names the forms it expected.
+	Parse func([]byte) (*inventory.Snapshot, error)
 }
 
 // ToolNames lists the binary names this vendor answers to.
@@ -77,31 +79,31 @@ var biCSV = []Command{{Args: []string{"--query-gpu=" + strings.Join(nvidiasmirec
 // specs is the one table of vendors; keep it in inventory.Vendors order.
 var specs = map[string]Spec{
 	inventory.VendorNVIDIA: {Tools: []Tool{one("nvidia-smi", nvidiaCmds...)},
-		Forms: nvidiasmireceiver.Forms, Detect: nvidiasmireceiver.Detect, ParseForm: nvidiasmireceiver.ParseForm},
+		Forms: nvidiasmireceiver.Forms, Detect: nvidiasmireceiver.Detect, ParseForm: nvidiasmireceiver.ParseForm, Parse: nvidiasmireceiver.Parse},
 	inventory.VendorAMD: {Tools: []Tool{one("rocm-smi", Command{Args: rocmsmireceiver.JSONArgs, Form: rocmsmireceiver.FormJSON})},
-		Forms: rocmsmireceiver.Forms, Detect: rocmsmireceiver.Detect, ParseForm: rocmsmireceiver.ParseForm},
+		Forms: rocmsmireceiver.Forms, Detect: rocmsmireceiver.Detect, ParseForm: rocmsmireceiver.ParseForm, Parse: rocmsmireceiver.Parse},
 	inventory.VendorHygon: {Tools: []Tool{one("hy-smi", hyCmds...), one("/opt/hyhal/bin/hy-smi", hyCmds...)},
-		Forms: hysmireceiver.Forms, Detect: hysmireceiver.Detect, ParseForm: hysmireceiver.ParseForm},
+		Forms: hysmireceiver.Forms, Detect: hysmireceiver.Detect, ParseForm: hysmireceiver.ParseForm, Parse: hysmireceiver.Parse},
 	inventory.VendorAscend: {Tools: []Tool{one("npu-smi", npuCmds...), one("/usr/local/sbin/npu-smi", npuCmds...)},
-		Forms: npusmireceiver.Forms, Detect: npusmireceiver.Detect, ParseForm: npusmireceiver.ParseForm},
+		Forms: npusmireceiver.Forms, Detect: npusmireceiver.Detect, ParseForm: npusmireceiver.ParseForm, Parse: npusmireceiver.Parse},
 	inventory.VendorCambricon: {Tools: []Tool{one("cnmon", Command{Form: cnmonreceiver.FormTable})},
-		Forms: cnmonreceiver.Forms, Detect: cnmonreceiver.Detect, ParseForm: cnmonreceiver.ParseForm},
+		Forms: cnmonreceiver.Forms, Detect: cnmonreceiver.Detect, ParseForm: cnmonreceiver.ParseForm, Parse: cnmonreceiver.Parse},
 	// Newer Kunlunxin drivers ship xpu-smi (machine rows with -m); older ones
 	// xpu_smi (the DEVICES table). Intel's xpu-smi is refused by the parser.
 	inventory.VendorKunlunxin: {Tools: []Tool{
 		one("xpu-smi", Command{Args: []string{"-m"}, Form: xpusmireceiver.FormMachine}),
 		one("xpu_smi", Command{Form: xpusmireceiver.FormTable}),
-	}, Forms: xpusmireceiver.Forms, Detect: xpusmireceiver.Detect, ParseForm: xpusmireceiver.ParseForm},
+	}, Forms: xpusmireceiver.Forms, Detect: xpusmireceiver.Detect, ParseForm: xpusmireceiver.ParseForm, Parse: xpusmireceiver.Parse},
 	inventory.VendorMThreads: {Tools: []Tool{one("mthreads-gmi", Command{Form: mthreadsgmireceiver.FormTable})},
-		Forms: mthreadsgmireceiver.Forms, Detect: mthreadsgmireceiver.Detect, ParseForm: mthreadsgmireceiver.ParseForm},
+		Forms: mthreadsgmireceiver.Forms, Detect: mthreadsgmireceiver.Detect, ParseForm: mthreadsgmireceiver.ParseForm, Parse: mthreadsgmireceiver.Parse},
 	inventory.VendorBiren: {Tools: []Tool{one("brsmi", biCSV...), one("birensmi", biCSV...)},
-		Forms: brsmireceiver.Forms, Detect: brsmireceiver.Detect, ParseForm: brsmireceiver.ParseForm},
+		Forms: brsmireceiver.Forms, Detect: brsmireceiver.Detect, ParseForm: brsmireceiver.ParseForm, Parse: brsmireceiver.Parse},
 	inventory.VendorIluvatar: {Tools: []Tool{one("ixsmi", Command{Form: ixsmireceiver.FormTable})},
-		Forms: ixsmireceiver.Forms, Detect: ixsmireceiver.Detect, ParseForm: ixsmireceiver.ParseForm},
+		Forms: ixsmireceiver.Forms, Detect: ixsmireceiver.Detect, ParseForm: ixsmireceiver.ParseForm, Parse: ixsmireceiver.Parse},
 	inventory.VendorMetaX: {Tools: []Tool{one("mx-smi", Command{Form: mxsmireceiver.FormTable})},
-		Forms: mxsmireceiver.Forms, Detect: mxsmireceiver.Detect, ParseForm: mxsmireceiver.ParseForm},
+		Forms: mxsmireceiver.Forms, Detect: mxsmireceiver.Detect, ParseForm: mxsmireceiver.ParseForm, Parse: mxsmireceiver.Parse},
 	inventory.VendorEnflame: {Tools: []Tool{one("efsmi", Command{Form: efsmireceiver.FormTable})},
-		Forms: efsmireceiver.Forms, Detect: efsmireceiver.Detect, ParseForm: efsmireceiver.ParseForm},
+		Forms: efsmireceiver.Forms, Detect: efsmireceiver.Detect, ParseForm: efsmireceiver.ParseForm, Parse: efsmireceiver.Parse},
 }
 
 // Lookup returns the vendor's spec.
@@ -137,8 +139,8 @@ func Parse(vendor, form string, data []byte) (*inventory.Snapshot, error) {
 	if form == "" {
 		form = s.Detect(data)
 		if form == "" {
-			// Let the parser say what it expected.
-			snap, err := s.ParseForm(s.Forms[0], data)
+			// Let the parser say which forms it expected.
+			snap, err := s.Parse(data)
 			return finish(snap), err
 		}
 	} else if !contains(s.Forms, form) {

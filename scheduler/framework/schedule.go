@@ -227,40 +227,47 @@ func (f *Framework) diagnose(ctx context.Context, cfg *compiled, c *Cycle, preFi
 	d := &Diagnosis{Total: len(nodes), ByReason: map[string]int{}}
 	if preFilter != "" {
 		d.ByReason[pst.Reason.String()] = len(nodes)
-	}
-	var tab *memoTable
-	if !cfg.volatile && preFilter == "" {
-		tab = f.memo.table(c.Req.ShapeKey(), cfg.epoch, f.cluster.Epoch, len(nodes))
-	}
-	for i, ni := range nodes {
-		ns := NodeStatus{Node: ni.Node.Name}
-		if preFilter != "" {
+		for _, ni := range nodes {
 			if !perNode {
 				break
 			}
-			ns.Plugin, ns.Code, ns.Reason = preFilter, pst.Code, pst.Reason.String()
-			d.Nodes = append(d.Nodes, ns)
-			continue
-		} else {
-			var e memoEntry
-			if tab != nil && tab.entries[i].version == ni.Version {
-				e = tab.entries[i]
-			} else {
-				e = f.evalNode(ctx, cfg, c, ni)
-			}
-			if e.status.IsSuccess() {
-				continue
-			}
-			ns.Code, ns.Reason = e.status.Code, e.status.Reason.String()
-			if e.plugin >= 0 {
-				ns.Plugin = cfg.filter[e.plugin].Name()
-			} else {
-				ns.Plugin = cfg.assign.Name()
-			}
+			d.Nodes = append(d.Nodes, NodeStatus{Node: ni.Node.Name, Plugin: preFilter, Code: pst.Code, Reason: pst.Reason.String()})
 		}
-		d.ByReason[ns.Reason]++
-		if perNode {
-			d.Nodes = append(d.Nodes, ns)
+		return d
+	}
+	var tab *memoTable
+	if !cfg.volatile {
+		tab = f.memo.table(c.Req.ShapeKey(), cfg.epoch, f.cluster.Epoch, len(nodes))
+	}
+	// Count per reason id first: one map write per distinct reason, not per node.
+	var counts [64]int
+	for i, ni := range nodes {
+		var e memoEntry
+		if tab != nil && tab.entries[i].version == ni.Version {
+			e = tab.entries[i]
+		} else {
+			e = f.evalNode(ctx, cfg, c, ni)
+		}
+		if e.status.IsSuccess() {
+			continue
+		}
+		if int(e.status.Reason) < len(counts) {
+			counts[e.status.Reason]++
+		} else {
+			d.ByReason[e.status.Reason.String()]++
+		}
+		if !perNode {
+			continue
+		}
+		ns := NodeStatus{Node: ni.Node.Name, Code: e.status.Code, Reason: e.status.Reason.String(), Plugin: cfg.assign.Name()}
+		if e.plugin >= 0 {
+			ns.Plugin = cfg.filter[e.plugin].Name()
+		}
+		d.Nodes = append(d.Nodes, ns)
+	}
+	for r, n := range counts {
+		if n > 0 {
+			d.ByReason[Reason(r).String()] += n
 		}
 	}
 	return d

@@ -25,13 +25,14 @@ func (c *Cluster) CheckInvariants() error {
 	if allocated != c.allocated {
 		return fmt.Errorf("cluster: allocated %d milli, ledger says %d", c.allocated, allocated)
 	}
+	byNode := make([][]*Placement, len(c.Nodes))
+	for _, p := range c.ledger {
+		byNode[p.nodeIdx] = append(byNode[p.nodeIdx], p)
+	}
 	for _, ni := range c.Nodes {
 		cpu, mem := int64(0), int64(0)
 		devs := make([]agg, len(ni.Devices))
-		for _, p := range c.ledger {
-			if p.nodeIdx != ni.Index {
-				continue
-			}
+		for _, p := range byNode[ni.Index] {
 			cpu += p.CPUMilli
 			mem += p.MemMiB
 			for i := range p.Slices {

@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/heteroflow/heteroflow/scheduler/framework"
 	"github.com/heteroflow/heteroflow/scheduler/model"
@@ -29,9 +28,12 @@ type Fragmentation struct {
 	h         framework.Handle
 	coverage  float64
 	gpuWeight float64
-	mu    sync.RWMutex // guards specs against SetWorkload from another goroutine
-	specs []fragSpec
-	raw   []WorkloadSpec
+	// pending is the latest workload from SetWorkload (any goroutine);
+	// PreScore, on the scheduling goroutine, compiles it into specs. Assign
+	// and Score therefore run lock-free: the framework serialises cycles.
+	pending atomic.Pointer[[]WorkloadSpec]
+	raw     []WorkloadSpec
+	specs   []fragSpec
 
 	epoch  uint64 // cluster epoch the per-node caches were sized for
 	scale  float64
@@ -130,10 +132,8 @@ func (p *Fragmentation) SetWorkload(specs []WorkloadSpec) error {
 			return fmt.Errorf("workload spec %d: weight, device_count ≥ 0 and compute_milli in [0,1000] required", i)
 		}
 	}
-	p.mu.Lock()
-	p.raw = append([]WorkloadSpec(nil), specs...)
-	p.specs, p.nmod = nil, -1
-	p.mu.Unlock()
+	cp := append([]WorkloadSpec(nil), specs...)
+	p.pending.Store(&cp)
 	p.h.Invalidate()
 	return nil
 }
@@ -142,8 +142,9 @@ func (p *Fragmentation) SetWorkload(specs []WorkloadSpec) error {
 // model table when either changed.
 func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framework.Status {
 	cl := c.Cluster
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	if w := p.pending.Swap(nil); w != nil {
+		p.raw, p.nmod = *w, -1
+	}
 	if p.epoch != cl.Epoch {
 		p.epoch = cl.Epoch
 		p.nodes = make([]nodeCache, len(cl.Nodes))
@@ -193,8 +194,6 @@ func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 // Assign implements framework.AssignPlugin.
 func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.NodeInfo, out *framework.Assignment) framework.Status {
 	r := c.Req
-	p.mu.RLock()
-	defer p.mu.RUnlock()
 	nc := p.stateLocked(n)
 	cpuAfter := n.FreeCPU - r.CPUMilli
 	if r.DeviceCount == 0 {
@@ -248,18 +247,15 @@ func (p *Fragmentation) Score(_ context.Context, c *framework.Cycle, n *model.No
 }
 
 // Delta is the growth of F_n, in milli-devices, if the slices (and the
-// request's CPU) were placed on n.
+// request's CPU) were placed on n. Like NodeFrag it runs on the scheduling
+// goroutine (after PreScore), not concurrently with Schedule.
 func (p *Fragmentation) Delta(n *model.NodeInfo, r *model.Request, slices []model.Slice, ratioMilli int64) float64 {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
 	nc := p.stateLocked(n)
 	return float64(p.deltaLocked(n, nc, n.FreeCPU-r.CPUMilli, slices, r.QoS, ratioMilli)) / weightScale
 }
 
 // NodeFrag is F_n for n's current state, in milli-devices.
 func (p *Fragmentation) NodeFrag(n *model.NodeInfo) float64 {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
 	return float64(p.stateLocked(n).f) / weightScale
 }
 
@@ -370,9 +366,5 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, cpuAfter i
 
 // String describes the loaded workload (for logs).
 func (p *Fragmentation) String() string {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	var b strings.Builder
-	fmt.Fprintf(&b, "Fragmentation(%d shapes)", len(p.raw))
-	return b.String()
+	return fmt.Sprintf("Fragmentation(%d shapes)", len(p.specs))
 }
