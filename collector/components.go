@@ -27,7 +27,6 @@ import (
 	"github.com/heteroflow/heteroflow/receivers/npusmireceiver"
 	"github.com/heteroflow/heteroflow/receivers/nvidiasmireceiver"
 	"github.com/heteroflow/heteroflow/receivers/rocmsmireceiver"
-	_ "github.com/heteroflow/heteroflow/receivers/smibind" // binds smi.Collect to the receivers
 	"github.com/heteroflow/heteroflow/receivers/xpusmireceiver"
 )
 

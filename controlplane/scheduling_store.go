@@ -115,7 +115,10 @@ type TaskSchedule struct {
 	WhyAt *time.Time
 	// Preemptions counts how often the task was preempted.
 	Preemptions int
-	UpdatedAt   time.Time
+	// Final marks an end the scheduler must not retry (quota refusal,
+	// queue timeout).
+	Final     bool
+	UpdatedAt time.Time
 }
 
 // SchedulingStore is the persistence of the scheduler (issue 7): the
@@ -154,6 +157,10 @@ type SchedulingStore interface {
 	ListPluginSettings(ctx context.Context) ([]PluginSetting, error)
 	// PutPluginSettings replaces every stored setting.
 	PutPluginSettings(ctx context.Context, ps []PluginSetting) error
+
+	// ListRetryable returns failed or timed-out tasks with retries left
+	// (attempt < max_retries) whose end is not Final, oldest end first.
+	ListRetryable(ctx context.Context, limit int) ([]*Task, error)
 
 	// Per-task scheduling state.
 	GetTaskSchedule(ctx context.Context, taskID int64) (*TaskSchedule, error)

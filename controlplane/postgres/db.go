@@ -25,6 +25,11 @@ type Options struct {
 	// max(8, 4×GOMAXPROCS): enough in-flight statements to hide network
 	// latency without overloading a small server.
 	MaxConns int32
+	// CreateWorkers is how many task-submission batches may be in flight at
+	// once (tasks_create.go); 0 means 2. Each holds one pool connection
+	// while it runs, so it is capped at MaxConns/2 to leave the rest to
+	// reads and other writes.
+	CreateWorkers int
 }
 
 // DB is a controlplane.Store backed by a PostgreSQL connection pool.
@@ -33,6 +38,8 @@ type DB struct {
 	log       *slog.Logger
 	nowFn     func() time.Time
 	closeOnce sync.Once
+	// creates batches concurrent task submissions (tasks_create.go).
+	creates *storeutil.GroupCommit[storeutil.NewTask]
 }
 
 var _ controlplane.Store = (*DB)(nil)
@@ -68,8 +75,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.pool.Close()
 		return nil, err
 	}
+	workers := opts.CreateWorkers
+	if workers <= 0 {
+		workers = defaultCreateWorkers
+	}
+	workers = max(1, min(workers, int(cfg.MaxConns)/2))
+	db.creates = storeutil.NewGroupCommit(maxCreateBatch, workers, db.insertTasks)
 	db.log.Info("postgres store open", "host", cfg.ConnConfig.Host, "database", cfg.ConnConfig.Database,
-		"max_conns", cfg.MaxConns)
+		"max_conns", cfg.MaxConns, "create_workers", workers)
 	return db, nil
 }
 
@@ -81,9 +94,13 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool. It is safe to call more than once.
+// Close waits for in-flight task batches, then closes the pool. It is safe
+// to call more than once.
 func (db *DB) Close() error {
-	db.closeOnce.Do(db.pool.Close)
+	db.closeOnce.Do(func() {
+		db.creates.Close()
+		db.pool.Close()
+	})
 	return nil
 }
 

@@ -35,56 +35,6 @@ func scanTask(row pgx.Row) (*controlplane.Task, error) {
 	return &t, nil
 }
 
-// createTaskSQL inserts the task and its first event in one statement: a
-// data-modifying CTE is atomic on its own and costs a single round trip,
-// which is what lets task submission keep up with the API's target rate.
-const createTaskSQL = `WITH t AS (
-	INSERT INTO tasks (name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
-		models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
-		host_memory_mib, rdma, gang, gang_size, state, owner_id, owner, attempt, reason, created_at, updated_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-		$21, $22, 'submitted', $23::bigint,
-		COALESCE(NULLIF($24::text, ''), (SELECT username FROM users WHERE id = $23::bigint), ''),
-		0, $25, $26, $26)
-	RETURNING id, owner
-), e AS (
-	INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
-	SELECT id, '', 'submitted', $25, CASE WHEN owner = '' THEN 'system' ELSE owner END, $26 FROM t
-)
-SELECT id, owner FROM t`
-
-// CreateTask validates t.Spec, stores t in TaskSubmitted together with its
-// first event, and sets ID, State, Owner and timestamps. A non-empty t.Owner
-// is kept; otherwise the owner's username is looked up.
-func (db *DB) CreateTask(ctx context.Context, t *controlplane.Task) error {
-	if err := t.Spec.Validate(); err != nil {
-		return err
-	}
-	js, err := storeutil.EncodeSpec(&t.Spec)
-	if err != nil {
-		return err
-	}
-	now := db.now()
-	s := &t.Spec
-	var id int64
-	var owner string
-	err = db.pool.QueryRow(ctx, createTaskSQL,
-		s.Name, js.Command, s.Image, js.Args, js.Env, s.DeviceCount, s.MemoryMiB, s.ComputePercent,
-		s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds, s.MaxRetries, js.Labels, s.Tenant,
-		s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang, s.GangSize, nullID(t.OwnerID),
-		t.Owner, t.Reason, now).Scan(&id, &owner)
-	if isForeignKey(err) {
-		return fmt.Errorf("task owner %d: %w", t.OwnerID, controlplane.ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("create task: %w", mapErr(err))
-	}
-	t.ID, t.Owner, t.State, t.Attempt = id, owner, controlplane.TaskSubmitted, 0
-	t.NodeID, t.ExitCode, t.StartedAt, t.FinishedAt = "", nil, nil, nil
-	t.CreatedAt, t.UpdatedAt = now, now
-	return nil
-}
-
 // GetTask returns the task with id or ErrNotFound.
 func (db *DB) GetTask(ctx context.Context, id int64) (*controlplane.Task, error) {
 	t, err := scanTask(db.pool.QueryRow(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = $1`, id))

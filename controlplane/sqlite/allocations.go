@@ -196,3 +196,29 @@ func (db *DB) ReleaseAllocations(ctx context.Context, k controlplane.AllocationK
 		return mapErr(err)
 	})
 }
+
+// ListRetryable: see controlplane.SchedulingStore.
+func (db *DB) ListRetryable(ctx context.Context, limit int) ([]*controlplane.Task, error) {
+	if limit <= 0 {
+		limit = controlplane.MaxPageLimit
+	}
+	var out []*controlplane.Task
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE state IN ('failed', 'timed_out')
+			AND attempt < max_retries AND NOT EXISTS (SELECT 1 FROM task_schedule s WHERE s.task_id = tasks.id AND s.final = 1)
+			ORDER BY finished_at, id LIMIT ?`, limit)
+		if err != nil {
+			return mapErr(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanTask(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, t)
+		}
+		return mapErr(rows.Err())
+	})
+	return out, err
+}

@@ -40,10 +40,8 @@ type DB struct {
 	log    *slog.Logger
 	nowFn  func() time.Time
 	closed chan struct{} // closed by Close
-	// creates feeds the group-commit goroutine (tasks_create.go), which
-	// closes stopped when it exits.
-	creates chan *createReq
-	stopped chan struct{}
+	// creates batches concurrent task submissions (tasks_create.go).
+	creates *storeutil.GroupCommit[storeutil.NewTask]
 }
 
 var _ controlplane.Store = (*DB)(nil)
@@ -59,8 +57,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("sqlite: create data directory: %w", err)
 		}
 	}
-	db := &DB{path: path, log: opts.Logger, nowFn: opts.Now, closed: make(chan struct{}),
-		creates: make(chan *createReq, maxCreateBatch), stopped: make(chan struct{})}
+	db := &DB{path: path, log: opts.Logger, nowFn: opts.Now, closed: make(chan struct{})}
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}
@@ -95,7 +92,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	db.r.SetMaxOpenConns(n)
 	db.r.SetMaxIdleConns(n)
-	go db.committer()
+	db.creates = storeutil.NewGroupCommit(maxCreateBatch, createWorkers, db.insertTasks)
 	db.log.Info("sqlite store open", "path", path, "read_conns", n)
 	return db, nil
 }
@@ -142,7 +139,7 @@ func (db *DB) Close() error {
 	default:
 		close(db.closed)
 	}
-	<-db.stopped // no write in flight when the pools close
+	db.creates.Close() // no write in flight when the pools close
 	return errors.Join(db.r.Close(), db.w.Close())
 }
 

@@ -46,8 +46,8 @@ func (db *DB) GetTaskSchedule(ctx context.Context, taskID int64) (*controlplane.
 	var next, updated int64
 	var why []byte
 	var whyAt sql.NullInt64
-	err := db.r.QueryRowContext(ctx, `SELECT task_id, attempts, next_attempt_at, why, why_at, preemptions, updated_at
-		FROM task_schedule WHERE task_id = ?`, taskID).Scan(&s.TaskID, &s.Attempts, &next, &why, &whyAt, &s.Preemptions, &updated)
+	err := db.r.QueryRowContext(ctx, `SELECT task_id, attempts, next_attempt_at, why, why_at, preemptions, final, updated_at
+		FROM task_schedule WHERE task_id = ?`, taskID).Scan(&s.TaskID, &s.Attempts, &next, &why, &whyAt, &s.Preemptions, &s.Final, &updated)
 	if err != nil {
 		return nil, fmt.Errorf("task %d schedule: %w", taskID, mapErr(err))
 	}
@@ -67,10 +67,10 @@ func (db *DB) PutTaskSchedule(ctx context.Context, s *controlplane.TaskSchedule)
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO task_schedule (task_id, attempts, next_attempt_at, why, why_at,
-			preemptions, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET
+			preemptions, final, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET
 			attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at, why = excluded.why,
-			why_at = excluded.why_at, preemptions = excluded.preemptions, updated_at = excluded.updated_at`,
-			s.TaskID, s.Attempts, ts(s.NextAttemptAt), why, tsPtr(s.WhyAt), s.Preemptions, ts(s.UpdatedAt))
+			why_at = excluded.why_at, preemptions = excluded.preemptions, final = excluded.final, updated_at = excluded.updated_at`,
+			s.TaskID, s.Attempts, ts(s.NextAttemptAt), why, tsPtr(s.WhyAt), s.Preemptions, s.Final, ts(s.UpdatedAt))
 		if err != nil {
 			return fmt.Errorf("task %d schedule: %w", s.TaskID, mapErr(err))
 		}

@@ -5,11 +5,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/receivers/cnmonreceiver/internal/metadata"
 	"github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
-	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
-
-// receiverTool is the CLI this receiver runs.
-const receiverTool = "cnmon"
 
 // NewFactory returns the cnmon receiver factory.
 func NewFactory() receiver.Factory { return newReceiverFactory(nil) }
@@ -22,6 +18,6 @@ func newReceiverFactory(run smireceiver.Runner) receiver.Factory {
 func receiverSpec() smireceiver.Spec {
 	return smireceiver.Spec{
 		Type: metadata.Type, Stability: metadata.MetricsStability,
-		Vendor: inventory.VendorCambricon, Tool: receiverTool, ScopeName: metadata.ScopeName,
+		ScopeName: metadata.ScopeName, SMI: SMISpec(),
 	}
 }

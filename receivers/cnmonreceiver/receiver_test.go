@@ -4,9 +4,8 @@ import (
 	"testing"
 
 	"github.com/heteroflow/heteroflow/receivers/internal/smireceiver/smireceivertest"
-	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
 func TestReceiverLifecycle(t *testing.T) {
-	smireceivertest.Run(t, newReceiverFactory, inventory.VendorCambricon, receiverTool)
+	smireceivertest.Run(t, newReceiverFactory, SMISpec(), "testdata/table-v5-sriov.txt")
 }

@@ -5,11 +5,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/receivers/efsmireceiver/internal/metadata"
 	"github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
-	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
-
-// receiverTool is the CLI this receiver runs.
-const receiverTool = "efsmi"
 
 // NewFactory returns the efsmi receiver factory.
 func NewFactory() receiver.Factory { return newReceiverFactory(nil) }
@@ -22,6 +18,6 @@ func newReceiverFactory(run smireceiver.Runner) receiver.Factory {
 func receiverSpec() smireceiver.Spec {
 	return smireceiver.Spec{
 		Type: metadata.Type, Stability: metadata.MetricsStability,
-		Vendor: inventory.VendorEnflame, Tool: receiverTool, ScopeName: metadata.ScopeName,
+		ScopeName: metadata.ScopeName, SMI: SMISpec(),
 	}
 }

@@ -4,12 +4,8 @@ import (
 	"go.opentelemetry.io/collector/receiver"
 
 	"github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
-	"github.com/heteroflow/heteroflow/receivers/inventory"
 	"github.com/heteroflow/heteroflow/receivers/nvidiasmireceiver/internal/metadata"
 )
-
-// receiverTool is the CLI this receiver runs.
-const receiverTool = "nvidia-smi"
 
 // NewFactory returns the nvidia_smi receiver factory.
 func NewFactory() receiver.Factory { return newReceiverFactory(nil) }
@@ -22,6 +18,6 @@ func newReceiverFactory(run smireceiver.Runner) receiver.Factory {
 func receiverSpec() smireceiver.Spec {
 	return smireceiver.Spec{
 		Type: metadata.Type, Stability: metadata.MetricsStability,
-		Vendor: inventory.VendorNVIDIA, Tool: receiverTool, ScopeName: metadata.ScopeName,
+		ScopeName: metadata.ScopeName, SMI: SMISpec(),
 	}
 }

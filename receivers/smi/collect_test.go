@@ -85,7 +85,7 @@ func TestCollectErrors(t *testing.T) {
 		{"no tool", "cambricon", nil, nil, ErrToolNotFound},
 		{"driver not loaded", "nvidia", nil, map[string]error{"nvidia-smi -q -x": errors.New("exit status 9: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")}, ErrDriverNotLoaded},
 		{"intel xpu-smi", "kunlunxin", map[string]string{"xpu-smi -m": intel}, nil, ErrToolNotFound},
-		{"hygon rocm-smi on amd lookup", "amd", map[string]string{"rocm-smi " + strings.Join(specs["amd"].Tools[0].Commands[0].Args, " "): fixture(t, "hysmireceiver", "json-k100-2dcu.txt")}, nil, ErrToolNotFound},
+		{"hygon rocm-smi on amd lookup", "amd", map[string]string{"rocm-smi " + strings.Join(specs["amd"]().Tools[0].Commands[0].Args, " "): fixture(t, "hysmireceiver", "json-k100-2dcu.txt")}, nil, ErrToolNotFound},
 		{"unknown vendor", "voodoo", nil, nil, ErrUnknownVendor},
 	}
 	for _, c := range cases {

@@ -2,10 +2,10 @@ package xpusmireceiver
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/heteroflow/heteroflow/receivers/internal/smicore"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 	pu "github.com/heteroflow/heteroflow/receivers/smi/parseutil"
 )
@@ -21,7 +21,7 @@ var Forms = []string{FormTable, FormMachine}
 
 // ErrIntelXPUSMI means the output came from Intel's xpu-smi (xpumanager),
 // an unrelated tool with the same name as Kunlunxin's.
-var ErrIntelXPUSMI = errors.New("this is Intel's xpu-smi (xpumanager), not Kunlunxin's xpu-smi / 这是 Intel 的 xpu-smi，不是昆仑芯 xpu-smi")
+var ErrIntelXPUSMI = fmt.Errorf("%w: this is Intel's xpu-smi (xpumanager), not Kunlunxin's xpu-smi / 这是 Intel 的 xpu-smi，不是昆仑芯 xpu-smi", smicore.ErrForeignTool)
 
 // IsIntel recognises Intel xpu-smi output: `xpu-smi discovery` tables and
 // `-j` JSON name the vendor "Intel(R) Corporation" or the tool itself.

@@ -35,13 +35,13 @@ type Fragmentation struct {
 	raw     []WorkloadSpec
 	specs   []fragSpec
 
-	epoch  uint64 // cluster epoch the per-node caches were sized for
-	scale  float64
-	nodes  []nodeCache
-	homog  []int // node → its single model id, or -1 when mixed
-	cands  []cand
-	one    [1]model.Slice // scratch: one candidate slice, no allocation
-	nmod   int // cluster model count specs were compiled against
+	epoch uint64 // cluster epoch the per-node caches were sized for
+	scale float64
+	nodes []nodeCache
+	homog []int // node → its single model id, or -1 when mixed
+	cands []cand
+	one   [1]model.Slice // scratch: one candidate slice, no allocation
+	nmod  int            // cluster model count specs were compiled against
 }
 
 type fragSpec struct {

@@ -214,7 +214,9 @@ func TestTopology(t *testing.T) {
 	t.Parallel()
 	n := gpuNode("a", 64000, "A100-SXM4-80GB", 4)
 	// 0–1 and 2–3 NVLink pairs; NUMA 0 = {0,1}, NUMA 1 = {2,3}; 1–2 PCIe PXB.
-	link := func(peer int, ty inventory.LinkType) []inventory.Link { return []inventory.Link{{Peer: peer, Type: ty}} }
+	link := func(peer int, ty inventory.LinkType) []inventory.Link {
+		return []inventory.Link{{Peer: peer, Type: ty}}
+	}
 	n.Devices[0].Links, n.Devices[0].NUMA = link(1, inventory.LinkNVLink), 0
 	n.Devices[1].Links, n.Devices[1].NUMA = append(link(0, inventory.LinkNVLink), inventory.Link{Peer: 2, Type: inventory.LinkPXB}), 0
 	n.Devices[2].Links, n.Devices[2].NUMA = append(link(3, inventory.LinkNVLink), inventory.Link{Peer: 1, Type: inventory.LinkPXB}), 1

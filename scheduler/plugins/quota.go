@@ -74,7 +74,7 @@ func (q *Quota) PreFilter(_ context.Context, c *framework.Cycle) framework.Statu
 	}
 	models := c.Cluster.Models()
 	blocked := map[string]bool{}
-	any := false
+	admitted := false
 	for i, m := range models {
 		if !c.ModelAllowed[i] {
 			continue
@@ -96,9 +96,9 @@ func (q *Quota) PreFilter(_ context.Context, c *framework.Cycle) framework.Statu
 			c.Req.ExcludeModels = appendUnique(c.Req.ExcludeModels, m.Model)
 			continue
 		}
-		any = true
+		admitted = true
 	}
-	if !any {
+	if !admitted {
 		return framework.Never(reasonQuotaVendor)
 	}
 	// The exclusions change the request's shape: re-derive its key.

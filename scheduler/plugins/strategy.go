@@ -11,7 +11,7 @@ import (
 // allocStrategies is the strategy table (kube's least/most allocated): a
 // pure function of used and capacity after the placement, in [0, 1].
 var allocStrategies = map[string]func(used, capacity float64) float64{
-	"most":  func(u, c float64) float64 { return u / c }, // BinPack
+	"most":  func(u, c float64) float64 { return u / c },   // BinPack
 	"least": func(u, c float64) float64 { return 1 - u/c }, // Spread
 }
 

@@ -60,6 +60,7 @@ CREATE TABLE task_schedule (
     why             TEXT,
     why_at          INTEGER,
     preemptions     INTEGER NOT NULL DEFAULT 0,
+    final           INTEGER NOT NULL DEFAULT 0,
     updated_at      INTEGER NOT NULL
 );
 

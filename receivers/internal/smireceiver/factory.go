@@ -2,7 +2,6 @@ package smireceiver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/collector/component"
@@ -11,25 +10,22 @@ import (
 	"go.opentelemetry.io/collector/scraper"
 	"go.opentelemetry.io/collector/scraper/scraperhelper"
 
+	"github.com/heteroflow/heteroflow/receivers/internal/smicore"
 	"github.com/heteroflow/heteroflow/receivers/internal/smiscraper"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
-// CollectFunc runs a vendor's CLI invocations through run and parses them.
-type CollectFunc = func(ctx context.Context, vendor string, run Runner) (*inventory.Snapshot, error)
+// Runner runs one CLI invocation (smicore.Runner); tests feed canned output.
+type Runner = smicore.Runner
 
 // Spec is what differs between the vendor receivers.
 type Spec struct {
 	Type      component.Type
 	Stability component.StabilityLevel
-	Vendor    string // inventory.Vendor…
-	Tool      string // CLI name on PATH, replaced by tool_path
 	ScopeName string // the receiver's import path
-	// Collect runs and parses the CLI; nil uses the one Bind set.
-	Collect CollectFunc
-	// Unavailable reports errors meaning "vendor absent" besides
-	// ErrToolNotFound (e.g. driver not loaded); nil: none.
-	Unavailable func(error) bool
+	// SMI is the vendor package's collection spec (its SMISpec): the tool
+	// names (each replaced by tool_path when set), commands and parsers.
+	SMI smicore.Spec
 }
 
 // NewFactory returns the receiver factory for spec. run replaces the exec
@@ -52,23 +48,16 @@ func createMetrics(spec Spec, run Runner, set receiver.Settings, cfg component.C
 		return nil, fmt.Errorf("%s: config is %T, not *smireceiver.Config", spec.Type, cfg)
 	}
 	if run == nil {
-		run = ExecRunner(toolNames(spec.Vendor, spec.Tool), c.ToolPath, c.Env)
-	}
-	collect := spec.Collect
-	if collect == nil {
-		collect = boundCollect
+		run = smicore.NewExecRunner(spec.SMI.ToolNames(), c.ToolPath, c.Env)
 	}
 	sc := smiscraper.New(smiscraper.Settings{
-		Vendor:  spec.Vendor,
-		Collect: func(ctx context.Context) (*inventory.Snapshot, error) { return collect(ctx, spec.Vendor, run) },
-		Unavailable: func(err error) bool {
-			return errors.Is(err, ErrToolNotFound) || isBoundUnavailable(err) ||
-				(spec.Unavailable != nil && spec.Unavailable(err))
-		},
-		Metrics:   c.MetricsBuilderConfig,
-		ScopeName: spec.ScopeName,
-		Version:   set.BuildInfo.Version,
-		Logger:    set.Logger,
+		Vendor:      spec.SMI.Vendor,
+		Collect:     func(ctx context.Context) (*inventory.Snapshot, error) { return smicore.Collect(ctx, spec.SMI, run) },
+		Unavailable: smicore.Unavailable,
+		Metrics:     c.MetricsBuilderConfig,
+		ScopeName:   spec.ScopeName,
+		Version:     set.BuildInfo.Version,
+		Logger:      set.Logger,
 	})
 	s, err := scraper.NewMetrics(sc.Scrape, scraper.WithStart(sc.Start))
 	if err != nil {

@@ -6,9 +6,9 @@ package smireceivertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,42 +18,31 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/heteroflow/heteroflow/receivers/internal/smicore"
 	"github.com/heteroflow/heteroflow/receivers/internal/smireceiver"
-	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
 // NewFactory is a vendor package's newReceiverFactory.
 type NewFactory func(run smireceiver.Runner) receiver.Factory
 
-// Run runs the checks for one vendor receiver; tool is its CLI name.
-func Run(t *testing.T, newFactory NewFactory, vendor, tool string) {
-	smireceiver.Bind(smireceiver.Binding{Collect: collectOneDevice(tool)})
+// Run runs the checks for one vendor receiver. fixture is a captured output
+// of the primary command of spec's first tool (a file in the package's
+// testdata); the fake CLI prints it for that command and behaves as not
+// installed for any other, so secondary commands become scrape warnings.
+func Run(t *testing.T, newFactory NewFactory, spec smicore.Spec, fixture string) {
+	out, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	want, err := smicore.Parse(spec, spec.Tools[0].Commands[0].Form, out)
+	require.NoError(t, err)
 	t.Run("metadata", func(t *testing.T) { checkMetadata(t, newFactory(nil)) })
 	t.Run("config", func(t *testing.T) { checkConfig(t, newFactory(nil)) })
-	t.Run("lifecycle", func(t *testing.T) { checkLifecycle(t, newFactory, vendor, tool) })
+	t.Run("lifecycle", func(t *testing.T) { checkLifecycle(t, newFactory, spec, out, len(want.Devices)) })
 	t.Run("missing tool", func(t *testing.T) { checkMissingTool(t, newFactory) })
-}
-
-// collectOneDevice stands in for smi.Collect: it runs the CLI through run
-// and reports one device whose utilisation is the number the CLI printed.
-func collectOneDevice(tool string) smireceiver.CollectFunc {
-	return func(ctx context.Context, vendor string, run smireceiver.Runner) (*inventory.Snapshot, error) {
-		out, err := run(ctx, tool)
-		if err != nil {
-			return nil, err
-		}
-		var util float64
-		if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &util); err != nil {
-			return nil, err
-		}
-		return &inventory.Snapshot{Vendor: vendor, Devices: []inventory.Device{
-			{Index: 0, Model: "test", UtilizationPercent: &util},
-		}}, nil
-	}
 }
 
 func checkMetadata(t *testing.T, f receiver.Factory) {
@@ -94,38 +83,51 @@ func start(t *testing.T, newFactory NewFactory, run smireceiver.Runner) (*consum
 	return sink, func() { require.NoError(t, r.Shutdown(context.Background())) }
 }
 
-func checkLifecycle(t *testing.T, newFactory NewFactory, vendor, tool string) {
-	var calls atomic.Int32
-	run := func(_ context.Context, name string, _ ...string) ([]byte, error) {
-		if name != tool {
-			return nil, errors.New("unexpected tool " + name)
+func checkLifecycle(t *testing.T, newFactory NewFactory, spec smicore.Spec, out []byte, devices int) {
+	primary := spec.Tools[0]
+	run := func(_ context.Context, name string, args ...string) ([]byte, error) {
+		if name == primary.Name && slices.Equal(args, primary.Commands[0].Args) {
+			return out, nil
 		}
-		calls.Add(1)
-		return []byte("42\n"), nil
+		return nil, fmt.Errorf("%w: %s %v", smicore.ErrToolNotFound, name, args)
 	}
 	sink, stop := start(t, newFactory, run)
 	defer stop()
 	require.Eventually(t, func() bool { return sink.DataPointCount() > 0 }, 10*time.Second, 5*time.Millisecond)
-	m := sink.AllMetrics()[0]
-	for i := range len(sink.AllMetrics()) {
-		if sink.AllMetrics()[i].DataPointCount() > 0 {
-			m = sink.AllMetrics()[i]
-			break
+	ids := map[string]bool{}
+	md := sink.AllMetrics()[0]
+	ms := md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics()
+	for i := range ms.Len() {
+		m := ms.At(i)
+		require.True(t, strings.HasPrefix(m.Name(), "hw."), "metric %s", m.Name())
+		var dps pmetric.NumberDataPointSlice
+		switch m.Type() {
+		case pmetric.MetricTypeGauge:
+			dps = m.Gauge().DataPoints()
+		case pmetric.MetricTypeSum:
+			dps = m.Sum().DataPoints()
+		default:
+			t.Fatalf("%s: unexpected metric type %s", m.Name(), m.Type())
+		}
+		for j := range dps.Len() {
+			attrs := dps.At(j).Attributes()
+			v, ok := attrs.Get("hw.vendor")
+			require.True(t, ok, "%s lacks hw.vendor", m.Name())
+			require.Equal(t, spec.Vendor, v.Str())
+			if _, parent := attrs.Get("hw.parent"); !parent {
+				id, _ := attrs.Get("hw.id")
+				ids[id.Str()] = true
+			}
 		}
 	}
-	metric := m.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().At(0)
-	require.Equal(t, "hw.gpu.utilization", metric.Name())
-	dp := metric.Gauge().DataPoints().At(0)
-	require.InDelta(t, 0.42, dp.DoubleValue(), 1e-9)
-	v, _ := dp.Attributes().Get("hw.vendor")
-	require.Equal(t, vendor, v.Str())
+	require.Len(t, ids, devices, "one hw.id per device the parser found")
 }
 
 func checkMissingTool(t *testing.T, newFactory NewFactory) {
 	var calls atomic.Int32
 	run := func(context.Context, string, ...string) ([]byte, error) {
 		calls.Add(1)
-		return nil, smireceiver.ErrToolNotFound
+		return nil, smicore.ErrToolNotFound
 	}
 	sink, stop := start(t, newFactory, run)
 	require.Eventually(t, func() bool { return calls.Load() >= 3 }, 10*time.Second, 5*time.Millisecond)

@@ -1,9 +1,8 @@
-package smireceiver
+package smicore
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,36 +10,34 @@ import (
 	"strings"
 )
 
-// Runner runs one CLI invocation and returns its standard output.
+// Runner runs one CLI invocation and returns its standard output. A tool
+// that is not installed must yield an error wrapping ErrToolNotFound; a
+// non-zero exit an error (with whatever stdout was printed).
 type Runner = func(ctx context.Context, name string, args ...string) ([]byte, error)
 
-// ErrToolNotFound means the vendor CLI is not installed (not on PATH, or
-// tool_path does not exist): the vendor is absent on this node. ExecRunner's
-// error also wraps the bound smi sentinel (see Binding.ToolNotFound).
-var ErrToolNotFound = errors.New("vendor CLI not found")
+// ExecRunner runs real binaries found on PATH (or by absolute path).
+var ExecRunner = NewExecRunner(nil, "", nil)
 
 // maxStderr bounds how much of a failing CLI's stderr goes into the error.
 const maxStderr = 512
 
-// ExecRunner runs the real CLI. Invocations of any of tools (the vendor's CLI
-// names) go to toolPath when it is set; env is added to the environment.
-func ExecRunner(tools []string, toolPath string, env map[string]string) Runner {
-	// The tools print English tables; a localised environment would change
-	// decimal separators and labels. Configured env comes last and wins.
-	environ := append(os.Environ(), "LC_ALL=C", "LANG=C")
-	for k, v := range env {
-		environ = append(environ, k+"="+v)
-	}
+// NewExecRunner runs the real CLI. Invocations of any of tools (the vendor's
+// CLI names) go to toolPath when it is set; env is added to the environment.
+func NewExecRunner(tools []string, toolPath string, env map[string]string) Runner {
 	return func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		// The tools print English tables; a localised environment would change
+		// decimal separators and labels. Configured env comes last and wins.
+		// Read at call time: the agent and tests change the environment.
+		environ := append(os.Environ(), "LC_ALL=C", "LANG=C")
+		for k, v := range env {
+			environ = append(environ, k+"="+v)
+		}
 		path := name
 		if toolPath != "" && slices.Contains(tools, name) {
 			path = toolPath
 		}
 		resolved, err := exec.LookPath(path)
 		if err != nil {
-			if sentinel := notFoundSentinel(); sentinel != ErrToolNotFound {
-				return nil, fmt.Errorf("%w (%w): %s: %w", sentinel, ErrToolNotFound, path, err)
-			}
 			return nil, fmt.Errorf("%w: %s: %w", ErrToolNotFound, path, err)
 		}
 		cmd := exec.CommandContext(ctx, resolved, args...)

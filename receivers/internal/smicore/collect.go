@@ -1,28 +1,23 @@
-package smi
+package smicore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/heteroflow/heteroflow/receivers/inventory"
-	"github.com/heteroflow/heteroflow/receivers/npusmireceiver"
-	"github.com/heteroflow/heteroflow/receivers/xpusmireceiver"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
-// Collect takes one full snapshot of vendor's devices: it finds the first
+// Collect takes one full snapshot of spec's devices: it finds the first
 // installed tool, runs its primary command, parses it, then runs the
-// secondary commands and merges what they add. Errors: ErrUnknownVendor,
-// ErrToolNotFound (no tool, or another vendor's tool of that name),
-// ErrDriverNotLoaded (the tool fails or prints no devices), or a parse
-// error for output the parser cannot read.
-func Collect(ctx context.Context, vendor string, run Runner) (*inventory.Snapshot, error) {
-	spec, err := Lookup(vendor)
-	if err != nil {
-		return nil, err
-	}
+// secondary commands and merges what they add. Errors: ErrToolNotFound (no
+// tool, or another vendor's tool of that name), ErrDriverNotLoaded (the tool
+// fails or prints no devices), or a parse error for output the parser
+// cannot read.
+func Collect(ctx context.Context, spec Spec, run Runner) (*inventory.Snapshot, error) {
 	var notFound []string
 	for _, tool := range spec.Tools {
 		primary := tool.Commands[0]
@@ -38,8 +33,8 @@ func Collect(ctx context.Context, vendor string, run Runner) (*inventory.Snapsho
 			return nil, fmt.Errorf("%w: %v", ErrDriverNotLoaded, err)
 		}
 		snap, err := spec.ParseForm(primary.Form, out)
-		if errors.Is(err, xpusmireceiver.ErrIntelXPUSMI) {
-			notFound = append(notFound, tool.Name+" (Intel's tool)")
+		if errors.Is(err, ErrForeignTool) {
+			notFound = append(notFound, fmt.Sprintf("%s (%v)", tool.Name, err))
 			continue
 		}
 		if err != nil && snap == nil {
@@ -48,7 +43,7 @@ func Collect(ctx context.Context, vendor string, run Runner) (*inventory.Snapsho
 		if len(snap.Devices) == 0 {
 			return nil, fmt.Errorf("%w: %s lists no devices", ErrDriverNotLoaded, tool.Name)
 		}
-		if spec.Vendor == inventory.VendorAMD && snap.Vendor != inventory.VendorAMD {
+		if snap.Vendor != "" && snap.Vendor != spec.Vendor {
 			// Hygon DTK ships a rocm-smi too; its devices belong to hygon.
 			return nil, fmt.Errorf("%w: %s is the %s build", ErrToolNotFound, tool.Name, snap.Vendor)
 		}
@@ -68,13 +63,10 @@ func secondary(ctx context.Context, run Runner, spec Spec, tool string, c Comman
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("%s: %v", label, err))
 		return
 	}
-	if spec.Vendor == inventory.VendorAscend && c.Form == npusmireceiver.FormMap {
-		entries, err := npusmireceiver.ParseChipMap(out)
-		if err != nil {
+	if c.Apply != nil {
+		if err := c.Apply(snap, out); err != nil {
 			snap.Warnings = append(snap.Warnings, fmt.Sprintf("%s: %v", label, err))
-			return
 		}
-		npusmireceiver.ApplyChipMap(snap, entries)
 		return
 	}
 	extra, err := spec.ParseForm(c.Form, out)
@@ -83,6 +75,23 @@ func secondary(ctx context.Context, run Runner, spec Spec, tool string, c Comman
 		return
 	}
 	Merge(snap, extra)
+}
+
+// Parse parses one captured output of spec's tool, detecting the form
+// unless form is given.
+func Parse(spec Spec, form string, data []byte) (*inventory.Snapshot, error) {
+	if form == "" {
+		form = spec.Detect(data)
+		if form == "" {
+			// Let the parser say which forms it expected.
+			snap, err := spec.Parse(data)
+			return finish(snap), err
+		}
+	} else if !slices.Contains(spec.Forms, form) {
+		return nil, fmt.Errorf("%w %q for %s (known: %s)", ErrUnknownForm, form, spec.Vendor, strings.Join(spec.Forms, ", "))
+	}
+	snap, err := spec.ParseForm(form, data)
+	return finish(snap), err
 }
 
 // finish fills what the CLI output does not carry: each device's isolation

@@ -1,4 +1,4 @@
-package smi
+package smicore
 
 import "errors"
 
@@ -22,3 +22,8 @@ var (
 func Unavailable(err error) bool {
 	return errors.Is(err, ErrToolNotFound) || errors.Is(err, ErrDriverNotLoaded)
 }
+
+// ErrForeignTool: the binary answers to the vendor's tool name but is
+// another vendor's program (Intel's xpu-smi on a Kunlunxin lookup). Parsers
+// wrap it; Collect then tries the vendor's next tool name.
+var ErrForeignTool = errors.New("another vendor's tool of the same name")

@@ -1,4 +1,4 @@
-package smireceiver
+package smicore
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestExecRunner(t *testing.T) {
+func TestNewExecRunner(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "fake-smi")
@@ -39,7 +39,7 @@ func TestExecRunner(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			run := ExecRunner(tt.tools, tt.toolPath, map[string]string{"HF_TEST_VAR": "set"})
+			run := NewExecRunner(tt.tools, tt.toolPath, map[string]string{"HF_TEST_VAR": "set"})
 			out, err := run(context.Background(), tt.call, tt.args...)
 			switch {
 			case tt.notFound:
@@ -50,33 +50,6 @@ func TestExecRunner(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, tt.want, string(out))
 			}
-		})
-	}
-}
-
-func TestConfigValidate(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		mut     func(*Config)
-		wantErr string
-	}{
-		{name: "default", mut: func(*Config) {}},
-		{name: "timeout over interval", mut: func(c *Config) { c.Timeout = 2 * c.CollectionInterval }, wantErr: "overlap"},
-		{name: "relative tool path", mut: func(c *Config) { c.ToolPath = "bin/smi" }, wantErr: "absolute"},
-		{name: "bad env name", mut: func(c *Config) { c.Env = map[string]string{"A=B": "x"} }, wantErr: "env"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := createDefaultConfig()
-			tt.mut(c)
-			err := c.Validate()
-			if tt.wantErr == "" {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorContains(t, err, tt.wantErr)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package smi
+package smicore
 
 import (
 	"github.com/heteroflow/heteroflow/receivers/inventory"

@@ -1,0 +1,177 @@
+package scheduling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+)
+
+// maxQueueScan bounds the tasks one tick considers per state.
+const maxQueueScan = 1000
+
+// Tick runs one pass of the loop (see doc.go for the order). full also
+// re-reads nodes and quotas. Exported for tests, which drive ticks by hand.
+func (s *Service) Tick(ctx context.Context, full bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap == nil {
+		if err := s.rebuildLocked(ctx); err != nil {
+			return err
+		}
+		s.leader = true
+	}
+	now := s.now()
+	s.lastTick = now
+	if full {
+		if err := s.syncLocked(ctx); err != nil {
+			return err
+		}
+	}
+	freed, err := s.releaseLocked(ctx)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	if err := s.reconcileLocked(ctx); err != nil {
+		return fmt.Errorf("reconcile: %w", err)
+	}
+	if err := s.retryLocked(ctx); err != nil {
+		return fmt.Errorf("retries: %w", err)
+	}
+	if freed {
+		// Capacity came back: waiting tasks may fit now (kube moves
+		// unschedulable pods back on such events instead of waiting out
+		// their backoff).
+		clear(s.backoff)
+	}
+	if err := s.admitLocked(ctx); err != nil {
+		return fmt.Errorf("admission: %w", err)
+	}
+	if err := s.placeLocked(ctx); err != nil {
+		return fmt.Errorf("placement: %w", err)
+	}
+	s.m.observe(s)
+	return nil
+}
+
+// syncLocked re-reads nodes, quotas and plugin settings.
+func (s *Service) syncLocked(ctx context.Context) error {
+	nodes, err := allNodes(ctx, s.store)
+	if err != nil {
+		return err
+	}
+	rebuild, err := s.snap.syncNodes(nodes)
+	if err != nil {
+		s.log.Warn("scheduling: node inventory not usable", "err", err)
+	}
+	if rebuild {
+		s.log.Info("scheduling: a node's devices changed, rebuilding the cluster")
+		if err := s.dropWaitingLocked(ctx, "cluster rebuilt"); err != nil {
+			return err
+		}
+		if err := s.rebuildLocked(ctx); err != nil {
+			return err
+		}
+	}
+	if s.quotas, err = s.store.ListQuotas(ctx); err != nil {
+		return err
+	}
+	stored, err := s.store.ListPluginSettings(ctx)
+	if err != nil {
+		return err
+	}
+	if !sameSettings(stored, s.settings) {
+		if err := s.applySettingsLocked(stored); err != nil {
+			s.log.Warn("scheduling: stored plugin settings not applied", "err", err)
+		}
+	}
+	return nil
+}
+
+func sameSettings(a, b []controlplane.PluginSetting) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// admitLocked moves submitted tasks to queued after the quota check.
+func (s *Service) admitLocked(ctx context.Context) error {
+	tasks, err := s.store.ListTasksByState(ctx, []controlplane.TaskState{controlplane.TaskSubmitted}, maxQueueScan)
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		to, reason, final := controlplane.TaskQueued, "admitted", false
+		if _, err := requestOf(t); err != nil {
+			to, reason, final = controlplane.TaskFailed, "not schedulable: "+err.Error(), true
+		} else if q, why, ever := s.quotaCheckLocked(&t.Spec, ""); q != nil {
+			switch {
+			case ever:
+				to, reason, final = controlplane.TaskFailed, "refused: "+why+" (the task alone exceeds it)", true
+			case q.Policy == controlplane.QuotaRefuse:
+				to, reason, final = controlplane.TaskFailed, "refused: "+why, true
+			default:
+				reason = "admitted, waiting for quota: " + why
+			}
+		}
+		if final {
+			if err := s.markFinal(ctx, t.ID, reason); err != nil {
+				return err
+			}
+		}
+		_, err := s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted,
+			To: to, Reason: reason, Actor: "scheduler"})
+		if err != nil && !errors.Is(err, controlplane.ErrConflict) {
+			return err
+		}
+		s.m.admissions.WithLabelValues(string(to)).Inc()
+	}
+	return nil
+}
+
+// markFinal records that the task's coming end must not be retried.
+func (s *Service) markFinal(ctx context.Context, taskID int64, why string) error {
+	ts, err := s.store.GetTaskSchedule(ctx, taskID)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		ts, err = &controlplane.TaskSchedule{TaskID: taskID}, nil
+	}
+	if err != nil {
+		return err
+	}
+	ts.Final = true
+	doc, _ := whyDoc{TaskID: taskID, Summary: why, At: s.now()}.marshal()
+	ts.Why = doc
+	return s.store.PutTaskSchedule(ctx, ts)
+}
+
+// retryLocked requeues failed/timed-out tasks with retries left once their
+// backoff (from the end of the attempt) has passed.
+func (s *Service) retryLocked(ctx context.Context) error {
+	tasks, err := s.store.ListRetryable(ctx, maxQueueScan)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	for _, t := range tasks {
+		if t.FinishedAt != nil && now.Before(t.FinishedAt.Add(s.cfg.backoff(t.Attempt+1))) {
+			continue
+		}
+		reason := fmt.Sprintf("retry %d/%d after %s: %s", t.Attempt+1, t.Spec.MaxRetries, t.State, t.Reason)
+		_, err := s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: t.State,
+			To: controlplane.TaskQueued, Reason: reason, Actor: "scheduler", Retry: true})
+		if err != nil && !errors.Is(err, controlplane.ErrConflict) {
+			return err
+		}
+		if err == nil {
+			s.m.retries.Inc()
+		}
+	}
+	return nil
+}

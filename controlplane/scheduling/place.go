@@ -1,0 +1,232 @@
+package scheduling
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/heteroflow/heteroflow/agent/protocol"
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/scheduler/framework"
+	"github.com/heteroflow/heteroflow/scheduler/model"
+	"github.com/heteroflow/heteroflow/scheduler/plugins"
+)
+
+// pending is a placement assumed in the cluster, not yet bound (a gang
+// member waiting at Permit, or a placement about to be bound).
+type pending struct {
+	task      *controlplane.Task
+	placement *model.Placement
+	vendors   []string
+}
+
+// requestOf maps a stored task onto the scheduler's request.
+func requestOf(t *controlplane.Task) (*model.Request, error) {
+	s := &t.Spec
+	r := &model.Request{ID: strconv.FormatInt(t.ID, 10), DeviceCount: s.DeviceCount, MemoryMiB: int64(s.MemoryMiB),
+		ComputePercent: float64(s.ComputePercent), Vendor: s.Vendor, Models: s.Models, QoS: model.QoS(s.QoS),
+		Priority: s.Priority, CPUMilli: int64(s.CPUMilli), HostMemoryMiB: int64(s.HostMemoryMiB), RDMA: s.RDMA,
+		GangSize: s.GangSize}
+	if s.Gang != "" {
+		r.Gang = s.Tenant + "/" + s.Gang // gang names are per tenant
+	}
+	return r, r.Normalize()
+}
+
+// placeLocked runs one cycle per queued task, by priority then age.
+func (s *Service) placeLocked(ctx context.Context) error {
+	if err := s.expireGangsLocked(ctx); err != nil {
+		return err
+	}
+	queue, err := s.store.ListTasksByState(ctx, []controlplane.TaskState{controlplane.TaskQueued}, maxQueueScan)
+	if err != nil {
+		return err
+	}
+	s.m.queue.Set(float64(len(queue)))
+	now := s.now()
+	for _, t := range queue {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if c := s.cfg.QueueTimeout; c > 0 && now.Sub(t.CreatedAt) > c {
+			if err := s.timeoutQueuedLocked(ctx, t); err != nil {
+				return err
+			}
+			continue
+		}
+		if p, ok := s.snap.placed[t.ID]; ok && p.draining {
+			continue // its previous run still holds devices; placed once it stops
+		}
+		if s.isWaiting(t.ID) || now.Before(s.backoff[t.ID]) {
+			continue
+		}
+		if err := s.scheduleOneLocked(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) error {
+	req, err := requestOf(t)
+	if err != nil {
+		return s.failLocked(ctx, t, nil, "not schedulable: "+err.Error())
+	}
+	s.cur = t
+	res, err := s.fw.Schedule(ctx, req, framework.ScheduleOptions{Diagnose: true})
+	s.cur = nil
+	switch {
+	case errors.Is(err, framework.ErrUnschedulable):
+		return s.unschedulableLocked(ctx, t, req, res)
+	case err != nil:
+		s.log.Warn("scheduling cycle failed", "task", t.ID, "err", err)
+		s.backoffLocked(t.ID)
+		return nil
+	}
+	s.m.attempts.WithLabelValues("placed").Inc()
+	pd := &pending{task: t, placement: res.Placement, vendors: s.vendorsOf(res.Placement)}
+	if res.Waiting {
+		s.waiting[req.Gang] = append(s.waiting[req.Gang], pd)
+		reserved, size := s.gang().Progress(req.Gang)
+		return s.recordWhyLocked(ctx, t, whyDoc{Summary: fmt.Sprintf("gang %s: %d of %d members placed; none starts until all are",
+			t.Spec.Gang, reserved, size), Gang: &gangWhy{Name: t.Spec.Gang, Reserved: reserved, Size: size},
+			Held: &heldWhy{Node: res.Placement.Node, Slices: res.Placement.Slices}})
+	}
+	group := []*pending{pd}
+	if req.Gang != "" {
+		group = append(s.waiting[req.Gang], pd)
+		delete(s.waiting, req.Gang)
+		s.gang().Drop(req.Gang)
+	}
+	return s.bindLocked(ctx, group)
+}
+
+func (s *Service) gang() *plugins.Gang {
+	if p, ok := s.fw.Plugin(plugins.NameGang); ok {
+		return p.(*plugins.Gang)
+	}
+	return nil
+}
+
+func (s *Service) isWaiting(id int64) bool {
+	for _, ms := range s.waiting {
+		for _, m := range ms {
+			if m.task.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Service) vendorsOf(p *model.Placement) []string {
+	ni, err := s.snap.cl.Node(p.Node)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(p.Slices))
+	for i, sl := range p.Slices {
+		out[i] = ni.Node.Devices[sl.Device].Vendor
+	}
+	return out
+}
+
+// bindLocked makes a group of assumed placements durable in one store
+// transaction; on failure it takes them back out of the cluster.
+func (s *Service) bindLocked(ctx context.Context, group []*pending) error {
+	bs := make([]controlplane.Binding, 0, len(group))
+	for _, pd := range group {
+		b, err := s.binding(pd)
+		if err != nil {
+			return err
+		}
+		bs = append(bs, b)
+	}
+	if _, err := s.store.BindTasks(ctx, bs); err != nil {
+		for _, pd := range group {
+			_ = s.snap.cl.Release(pd.placement.TaskID)
+			s.backoffLocked(pd.task.ID)
+		}
+		if errors.Is(err, controlplane.ErrConflict) || errors.Is(err, controlplane.ErrNotFound) {
+			s.log.Info("scheduling: bind lost a race (task changed meanwhile)", "task", group[0].task.ID, "err", err)
+			return nil
+		}
+		return err
+	}
+	now := s.now()
+	for i, pd := range group {
+		t := pd.task
+		a := bs[i].Allocations[0]
+		s.snap.placed[t.ID] = &placed{key: controlplane.AllocationKey{TaskID: t.ID, Attempt: a.Attempt}, node: pd.placement.Node,
+			priority: t.Spec.Priority, qos: model.QoS(t.Spec.QoS), tenant: t.Spec.Tenant, project: t.Spec.Project,
+			vendor: pd.vendors, slices: pd.placement.Slices, since: now, gang: t.Spec.Gang != ""}
+		delete(s.backoff, t.ID)
+		delete(s.attempts, t.ID)
+		s.m.binds.Inc()
+		if s.notify != nil {
+			s.notify.NotifyNode(pd.placement.Node)
+		}
+	}
+	return nil
+}
+
+// binding turns a placement into ledger rows, the agent's run assignment
+// and the queued → scheduled transition.
+func (s *Service) binding(pd *pending) (controlplane.Binding, error) {
+	t, p := pd.task, pd.placement
+	ni, err := s.snap.cl.Node(p.Node)
+	if err != nil {
+		return controlplane.Binding{}, err
+	}
+	base := controlplane.Allocation{NodeID: p.Node, DevicePos: -1, PartStart: -1, QoS: t.Spec.QoS,
+		Tenant: t.Spec.Tenant, Project: t.Spec.Project, Priority: t.Spec.Priority}
+	var rows []*controlplane.Allocation
+	var devs []protocol.DeviceSlice
+	for _, sl := range p.Slices {
+		d := ni.Node.Devices[sl.Device]
+		a := base
+		a.DevicePos, a.DeviceIndex, a.DeviceUUID, a.Vendor, a.Model = sl.Device, d.Index, d.UUID, d.Vendor, d.Model
+		a.MemoryMiB, a.ComputeMilli, a.QoS = sl.MemoryMiB, int(sl.ComputeMilli), controlplane.QoS(sl.QoS)
+		a.Isolation, a.Profile, a.PartStart = sl.Isolation, sl.Profile, sl.Start
+		rows = append(rows, &a)
+		devs = append(devs, protocol.DeviceSlice{Vendor: d.Vendor, Index: d.Index, UUID: d.UUID, MemoryMiB: int(sl.MemoryMiB),
+			ComputePercent: int(sl.ComputeMilli) / 10, Isolation: sl.Isolation, Profile: sl.Profile})
+	}
+	if len(rows) == 0 {
+		a := base
+		rows = append(rows, &a) // host-only task: one row keeps its CPU/memory in the ledger
+	}
+	rows[0].CPUMilli, rows[0].HostMemoryMiB = p.CPUMilli, p.MemMiB
+	spec := protocol.TaskSpec{TaskID: t.ID, Attempt: t.Attempt, Name: t.Spec.Name, Command: t.Spec.Command,
+		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, QoS: string(t.Spec.QoS),
+		TimeoutSeconds: t.Spec.TimeoutSeconds, Devices: devs}
+	payload, err := json.Marshal(spec)
+	if err != nil {
+		return controlplane.Binding{}, err
+	}
+	node := p.Node
+	return controlplane.Binding{Allocations: rows,
+		Assignment: &controlplane.Assignment{NodeID: node, Kind: controlplane.AssignRun, TaskID: t.ID, Payload: payload},
+		Transition: controlplane.Transition{TaskID: t.ID, From: controlplane.TaskQueued, To: controlplane.TaskScheduled,
+			Reason: placementReason(p, ni), Actor: "scheduler", NodeID: &node}}, nil
+}
+
+func placementReason(p *model.Placement, ni *model.NodeInfo) string {
+	r := "placed on " + p.Node
+	for i, sl := range p.Slices {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		d := ni.Node.Devices[sl.Device]
+		r += fmt.Sprintf("%s%s %s #%d %d%%/%dMiB %s", sep, d.Vendor, d.Model, d.Index, sl.ComputeMilli/10, sl.MemoryMiB, sl.Isolation)
+	}
+	return r
+}
+
+func (s *Service) backoffLocked(id int64) {
+	s.attempts[id]++
+	s.backoff[id] = s.now().Add(s.cfg.backoff(s.attempts[id]))
+}

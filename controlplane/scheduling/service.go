@@ -1,0 +1,208 @@
+package scheduling
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/scheduler/framework"
+	"github.com/heteroflow/heteroflow/scheduler/plugins"
+)
+
+// Store is what scheduling needs from persistence.
+type Store interface {
+	controlplane.Store
+	controlplane.NodeStore
+	controlplane.SchedulingStore
+}
+
+// Notifier wakes a node's assignment long-poll (agentapi.Service.NotifyNode).
+type Notifier interface{ NotifyNode(nodeID string) }
+
+// Options configure a Service.
+type Options struct {
+	Store  Store
+	Config Config
+	Logger *slog.Logger
+	// Registry receives the heteroflow_ scheduling metrics.
+	Registry prometheus.Registerer
+	Notifier Notifier
+	// Sampler feeds LoadAware (the metric store's PromQL querier); nil =
+	// no live utilisation (LoadAware stays neutral).
+	Sampler plugins.Sampler
+	// Holder names this server in the leader lease (default host+uuid).
+	Holder string
+	Now    func() time.Time
+}
+
+// LeaseName is the leader lease of the scheduler.
+const LeaseName = "scheduler"
+
+// Service is the scheduler of the live cluster plus its API.
+type Service struct {
+	store  Store
+	cfg    Config
+	log    *slog.Logger
+	m      *metrics
+	notify Notifier
+	sample plugins.Sampler
+	holder string
+	now    func() time.Time
+
+	mu       sync.Mutex // guards everything below (loop tick vs API)
+	leader   bool
+	snap     *snapshot
+	fw       *framework.Framework
+	backoff  map[int64]time.Time // task → next attempt
+	attempts map[int64]int       // failed cycles per task
+	waiting  map[string][]*pending
+	settings []controlplane.PluginSetting // applied
+	lastTick time.Time
+	quotas   []*controlplane.Quota
+	cur      *controlplane.Task // the task in Schedule, for the quota checker
+}
+
+// New builds the service; Run starts it.
+func New(o Options) (*Service, error) {
+	if o.Store == nil {
+		return nil, errors.New("scheduling: Store is required")
+	}
+	if err := o.Config.fill(); err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Holder == "" {
+		host, _ := os.Hostname()
+		o.Holder = host + "/" + rand.Text()[:12]
+	}
+	s := &Service{store: o.Store, cfg: o.Config, log: o.Logger, notify: o.Notifier, sample: o.Sampler,
+		holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
+		waiting: map[string][]*pending{}}
+	m, err := newMetrics(o.Registry, s)
+	if err != nil {
+		return nil, fmt.Errorf("scheduling metrics: %w", err)
+	}
+	s.m = m
+	return s, nil
+}
+
+// Run campaigns for the lease and, while leader, runs the loop until ctx
+// ends; the lease is given up on the way out so another server takes over
+// at once.
+func (s *Service) Run(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.Tick)
+	defer tick.Stop()
+	var renewed time.Time
+	var synced time.Time
+	defer func() {
+		s.stepDown()
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = s.store.ReleaseLease(rctx, LeaseName, s.holder)
+	}()
+	for {
+		now := s.now()
+		if now.Sub(renewed) >= s.cfg.LeaseTTL/3 {
+			ok, err := s.store.AcquireLease(ctx, LeaseName, s.holder, s.cfg.LeaseTTL)
+			switch {
+			case err != nil:
+				if ctx.Err() == nil {
+					s.log.Warn("scheduler lease", "err", err)
+				}
+				s.stepDown()
+			case ok:
+				renewed = now
+				if !s.isLeader() {
+					if err := s.becomeLeader(ctx); err != nil {
+						s.log.Error("scheduler: cannot take over", "err", err)
+						_ = s.store.ReleaseLease(ctx, LeaseName, s.holder)
+					} else {
+						synced = now
+					}
+				}
+			default:
+				s.stepDown()
+			}
+		}
+		if s.isLeader() {
+			full := now.Sub(synced) >= s.cfg.NodeSync
+			if full {
+				synced = now
+			}
+			if err := s.Tick(ctx, full); err != nil && ctx.Err() == nil {
+				s.log.Warn("scheduling tick", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Service) isLeader() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leader
+}
+
+func (s *Service) stepDown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leader {
+		s.log.Info("scheduler: no longer the leader", "holder", s.holder)
+	}
+	s.leader, s.snap, s.fw = false, nil, nil
+	s.waiting = map[string][]*pending{}
+	s.m.leader.Set(0)
+}
+
+// becomeLeader loads the cluster from the store and builds the framework.
+func (s *Service) becomeLeader(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.rebuildLocked(ctx); err != nil {
+		return err
+	}
+	s.leader = true
+	s.m.leader.Set(1)
+	s.log.Info("scheduler: leader", "holder", s.holder, "nodes", len(s.snap.cl.Nodes), "placements", len(s.snap.placed))
+	return nil
+}
+
+// rebuildLocked reads the whole cluster and ledger and builds a framework
+// with the stored plugin settings (at take-over and on device changes).
+func (s *Service) rebuildLocked(ctx context.Context) error {
+	snap, err := buildSnapshot(ctx, s.store, s.cfg.BronzeOvercommit, s.now())
+	if err != nil {
+		return fmt.Errorf("scheduling snapshot: %w", err)
+	}
+	settings, err := s.store.ListPluginSettings(ctx)
+	if err != nil {
+		return err
+	}
+	fw, err := s.buildFramework(snap, settings)
+	if err != nil {
+		return err
+	}
+	s.snap, s.fw, s.settings = snap, fw, settings
+	s.waiting = map[string][]*pending{}
+	return nil
+}
