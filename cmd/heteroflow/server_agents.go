@@ -23,16 +23,24 @@ func runServer(ctx context.Context, cfg server.Config, o server.Options) error {
 		_ = s.Shutdown(context.Background())
 		return err
 	}
+	sched, err := attachScheduling(s, svc, o.Logger)
+	if err != nil {
+		_ = s.Shutdown(context.Background())
+		return err
+	}
 	if err := s.Start(); err != nil {
 		_ = s.Shutdown(context.Background())
 		return err
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
+	schedDone := make(chan struct{})
 	go func() { svc.Run(runCtx); close(done) }()
+	go func() { sched.Run(runCtx); close(schedDone) }()
 	<-ctx.Done()
 	stop()
 	<-done
+	<-schedDone
 	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownTimeout))
 	defer cancel()
 	return s.Shutdown(sctx)

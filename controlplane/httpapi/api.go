@@ -56,8 +56,9 @@ type API struct {
 	router  chi.Router
 	huma    huma.API
 
-	mu     sync.Mutex
-	routes []Route
+	mu      sync.Mutex
+	routes  []Route
+	streams map[string]bool // paths mounted with HandleStream
 }
 
 // Route is one registered endpoint and who may call it. Routes() lists
@@ -93,7 +94,7 @@ func New(o Options) (*API, error) {
 
 	r := chi.NewRouter()
 	r.Use(Recoverer(a.log), RequestID, SecurityHeaders(APICSP), CORS(o.CORSOrigins),
-		metrics.middleware, AccessLog(a.log), BodyLimit(o.MaxBodyBytes), a.authenticate, a.auditMutations)
+		metrics.middleware, AccessLog(a.log), BodyLimit(o.MaxBodyBytes, a.ownsBodyLimit), a.authenticate, a.auditMutations)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, newAPIError(http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path))
 	})
@@ -164,6 +165,30 @@ func (a *API) record(method, path string, acc Access) {
 func (a *API) Handle(method, pattern string, acc Access, h http.Handler) {
 	a.router.With(a.Require(acc)).Method(method, pattern, h)
 	a.record(method, pattern, acc)
+}
+
+// HandleStream is Handle for handlers that read large bodies and enforce
+// their own size cap (413) and overload answers, such as metrics ingest: the
+// API's body limit does not apply, and requests are not written to the
+// audit log (a push every few seconds per node would drown it).
+func (a *API) HandleStream(method, pattern string, acc Access, h http.Handler) {
+	a.mu.Lock()
+	if a.streams == nil {
+		a.streams = map[string]bool{}
+	}
+	a.streams[pattern] = true
+	a.mu.Unlock()
+	a.Handle(method, pattern, acc, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SkipAudit(r.Context())
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// ownsBodyLimit reports whether path was mounted with HandleStream.
+func (a *API) ownsBodyLimit(path string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.streams[path]
 }
 
 // Mount attaches a subtree (e.g. "/prometheus" for the query API) behind

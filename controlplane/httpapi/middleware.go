@@ -136,10 +136,16 @@ func CORS(origins []string) func(http.Handler) http.Handler {
 	}
 }
 
-// BodyLimit answers 413 for bodies over limit bytes (declared or streamed).
-func BodyLimit(limit int64) func(http.Handler) http.Handler {
+// BodyLimit answers 413 for bodies over limit bytes (declared or streamed),
+// except on paths for which exempt reports true (their handlers cap bodies
+// themselves); exempt may be nil.
+func BodyLimit(limit int64, exempt func(path string) bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if exempt != nil && exempt(r.URL.Path) {
+				next.ServeHTTP(w, r)
+				return
+			}
 			if r.ContentLength > limit {
 				writeAPIError(w, r, newAPIError(http.StatusRequestEntityTooLarge,
 					"request body is larger than "+strconv.FormatInt(limit, 10)+" bytes"))

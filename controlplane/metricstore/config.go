@@ -38,7 +38,7 @@ type Config struct {
 	Query  QueryConfig   `yaml:"query" json:"query"`
 	Ingest ingest.Limits `yaml:"ingest" json:"ingest"`
 	// PromoteResourceAttributes: OTLP resource attributes made labels.
-	PromoteResourceAttributes []string `yaml:"promote_resource_attributes" json:"promote_resource_attributes"`
+	PromoteResourceAttributes []string `yaml:"promote_resource_attributes,omitempty" json:"promote_resource_attributes,omitempty"`
 
 	// SelfIngestInterval is how often the server's own /metrics registry is
 	// written into the store; 0 disables self-ingestion.

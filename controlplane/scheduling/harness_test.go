@@ -100,6 +100,14 @@ func (h *harness) step() {
 	h.t.Helper()
 	h.clk.Add(time.Second)
 	require.NoError(h.t, h.svc.Tick(h.ctx, true))
+	// The agent API's once-a-second sweep: cancels for runs the ledger
+	// stopped (agentapi.Service.Run does exactly these store calls).
+	stops, err := h.db.RunsToStop(h.ctx, h.clk.Now().Add(-time.Hour))
+	require.NoError(h.t, err)
+	for _, r := range stops {
+		require.NoError(h.t, h.db.CreateAssignment(h.ctx, &controlplane.Assignment{NodeID: r.NodeID,
+			Kind: controlplane.AssignCancel, TaskID: r.TaskID, Attempt: r.Attempt, Payload: json.RawMessage(`{}`)}))
+	}
 	for _, id := range h.order {
 		h.nodes[id].step()
 	}

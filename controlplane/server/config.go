@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/storeopen"
 )
 
@@ -32,6 +34,9 @@ type Config struct {
 	LogFormat         string     `yaml:"log_format"` // text, json
 	ShutdownTimeout   Duration   `yaml:"shutdown_timeout"`
 	Auth              AuthConfig `yaml:"auth"`
+	// Metrics is the metrics store: embedded TSDB (default, under
+	// <data_dir>/metrics) or a remote Prometheus-compatible store.
+	Metrics metricstore.Config `yaml:"metrics"`
 }
 
 // AuthConfig tunes authentication.
@@ -76,6 +81,7 @@ func Defaults() Config {
 			LockoutDuration: Duration(15 * time.Minute),
 			APIKeyCacheTTL:  Duration(30 * time.Second),
 		},
+		Metrics: metricstore.Defaults(),
 	}
 }
 
@@ -137,7 +143,19 @@ func (c Config) Validate() error {
 	if a.APIKeyCacheTTL <= 0 || a.APIKeyCacheTTL > Duration(10*time.Minute) {
 		bad("auth.apikey_cache_ttl must be between 0 and 10m (it bounds how long a revoked key keeps working on other servers)")
 	}
+	if err := c.metricsConfig().Validate(); err != nil {
+		bad("metrics: %w", err)
+	}
 	return errors.Join(errs...)
+}
+
+// metricsConfig is Metrics with the TSDB directory defaulted under DataDir.
+func (c Config) metricsConfig() metricstore.Config {
+	m := c.Metrics
+	if m.Dir == "" && c.DataDir != "" {
+		m.Dir = filepath.Join(c.DataDir, "metrics")
+	}
+	return m
 }
 
 // redactDSN hides a password in a DSN for messages and logs.

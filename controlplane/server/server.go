@@ -17,6 +17,8 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/metricstore"
+	"github.com/heteroflow/heteroflow/controlplane/metricstore/query"
 	"github.com/heteroflow/heteroflow/web"
 )
 
@@ -33,6 +35,7 @@ type Server struct {
 	cfg        Config
 	log        *slog.Logger
 	store      controlplane.Store
+	metrics    *metricstore.Store
 	auditor    *httpapi.Auditor
 	api        *httpapi.API
 	apiSrv     *http.Server
@@ -98,8 +101,34 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	s.api, err = httpapi.New(httpapi.Options{Store: s.store, Auth: svc, Auditor: s.auditor, Logger: s.log, Registry: reg,
 		CORSOrigins: s.cfg.CORSOrigins, MaxBodyBytes: s.cfg.MaxBodyBytes, Version: o.Version,
 		AllowRegistration: s.cfg.AllowRegistration})
-	return err
+	if err != nil {
+		return err
+	}
+	return s.openMetrics(reg, o.Version)
 }
+
+// openMetrics opens the metrics store and mounts its ingest endpoints
+// (remote-write 1.0 and OTLP/HTTP, permission metrics:write — agents and
+// collectors) and the Prometheus-compatible query API under /prometheus
+// (metrics:read — Grafana, promtool, the console).
+func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
+	ms, err := metricstore.Open(s.cfg.metricsConfig(), metricstore.Options{
+		Logger: s.log.With("component", "metrics"), Registerer: reg, Gatherer: reg, Version: version,
+	})
+	if err != nil {
+		return fmt.Errorf("open metrics store: %w", err)
+	}
+	s.metrics = ms
+	write := httpapi.Perm(auth.ResMetrics, auth.ActWrite)
+	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/write", write, ms.RemoteWriteHandler())
+	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/otlp/v1/metrics", write, ms.OTLPHandler())
+	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), http.StripPrefix("/prometheus", ms.QueryHandler()))
+	return nil
+}
+
+// Querier is the one PromQL interface for the scheduler, alerts, billing
+// and the console (embedded TSDB or the remote store).
+func (s *Server) Querier() query.Querier { return s.metrics.Querier() }
 
 // API is the REST API; other subsystems mount their routes on it before Start.
 func (s *Server) API() *httpapi.API { return s.api }
@@ -167,6 +196,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.auditor.Close()
+	if s.metrics != nil {
+		if err := s.metrics.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close metrics store: %w", err))
+		}
+	}
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close store: %w", err))
 	}

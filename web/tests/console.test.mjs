@@ -281,11 +281,17 @@ describe('web console', () => {
     await page.getByTestId('login-submit').click();
     await page.getByTestId('nav-tasks').click(); // the login page returns to /users, where the last step left off
     await page.waitForURL(/\/tasks$/);
+    await row(XSS_NAME).first().waitFor(); // the page's own first load is done before the fake 401 is armed
     // Revoke the console's refresh token behind its back, then let its access token "expire".
     const res = await api(server, 'POST', '/api/v1/auth/logout', { token: await adminToken(), body: { refresh_token: await storedRefresh() } });
     assert.equal(res.status, 204, `logout through the API: ${res.text}`);
     await fakeExpiry();
-    await page.getByTestId('task-refresh').click();
+    // The click only triggers a list call; the page's 15 s auto-refresh may beat it to the
+    // fake 401 and end the session first, which detaches the button. Either way: login page.
+    await page
+      .getByTestId('task-refresh')
+      .click({ timeout: 5_000 })
+      .catch(() => {});
     await page.waitForURL(/\/login$/);
     await page.unrouteAll();
     assert.equal(await storedRefresh(), null);
