@@ -22,7 +22,7 @@ func init() {
 		Short: "Submit, list, inspect and cancel tasks / 提交、查询、取消任务",
 	}
 	cf.register(cmd)
-	cmd.AddCommand(taskSubmitCmd(&cf), taskListCmd(&cf), taskGetCmd(&cf), taskCancelCmd(&cf))
+	cmd.AddCommand(taskSubmitCmd(&cf), taskListCmd(&cf), taskGetCmd(&cf), taskCancelCmd(&cf), taskWhyCmd(&cf))
 	rootCmd.AddCommand(cmd)
 }
 

@@ -38,6 +38,8 @@ export async function startServer() {
   const args = ['server', '--data-dir', dataDir, '--api-addr', `127.0.0.1:${apiPort}`, '--console-addr', `127.0.0.1:${consolePort}`];
   const log = [];
   const proc = spawn(bin, args, {
+    // Run inside the temp dir so that any relative path the server resolves stays in it.
+    cwd: dataDir,
     env: { ...process.env, HETEROFLOW_ADMIN_PASSWORD: ADMIN_PASSWORD },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -45,7 +45,12 @@ export default function ResultTable({ data }: { data: QueryData }) {
           dataIndex: 'series',
           render: (s: string) => <Typography.Text code>{s}</Typography.Text>,
         },
-        { title: t('metrics.value'), dataIndex: 'value', width: 200 },
+        {
+          title: t('metrics.value'),
+          dataIndex: 'value',
+          width: 200,
+          render: (v: string) => <span data-testid="promql-value">{v}</span>,
+        },
         {
           title: t('metrics.time'),
           dataIndex: 'at',

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// whyJSON is GET /api/v1/tasks/{id}/why.
+type whyJSON struct {
+	TaskID       int64  `json:"task_id"`
+	State        string `json:"state"`
+	Reason       string `json:"reason"`
+	Pending      bool   `json:"pending"`
+	Preemptions  int    `json:"preemptions"`
+	FailedCycles int    `json:"failed_cycles"`
+	LastAttempt  *struct {
+		At            string         `json:"at"`
+		Summary       string         `json:"summary"`
+		ByReason      map[string]int `json:"by_reason"`
+		Nodes         []struct{ Node, Plugin, Reason string }
+		Quota         string  `json:"quota"`
+		NextAttemptAt *string `json:"next_attempt_at"`
+		Gang          *struct {
+			Name           string
+			Reserved, Size int
+		} `json:"gang"`
+		Preemption *struct {
+			Mode    string  `json:"mode"`
+			Node    string  `json:"node"`
+			Victims []int64 `json:"victims"`
+		} `json:"preemption"`
+	} `json:"last_attempt"`
+}
+
+func taskWhyCmd(cf *clientFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "why ID",
+		Short: "Why a task is pending: per-node reasons of its last scheduling attempt / 任务为何等待：上次调度各节点的原因",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := taskID(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := cf.client()
+			if err != nil {
+				return err
+			}
+			var raw json.RawMessage
+			if err := c.Do(cmd.Context(), http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/why", id), nil, &raw); err != nil {
+				return err
+			}
+			if cf.json {
+				_, err := cmd.OutOrStdout().Write(append(raw, '\n'))
+				return err
+			}
+			var w whyJSON
+			if err := json.Unmarshal(raw, &w); err != nil {
+				return fmt.Errorf("unexpected answer / 无法解析响应: %w", err)
+			}
+			printWhy(cmd.OutOrStdout(), &w)
+			return nil
+		},
+	}
+}
+
+func printWhy(out io.Writer, w *whyJSON) {
+	fmt.Fprintf(out, "task / 任务 %d: %s — %s\n", w.TaskID, w.State, w.Reason)
+	la := w.LastAttempt
+	if la == nil {
+		fmt.Fprintln(out, "no failed scheduling attempt recorded / 没有失败的调度记录")
+		return
+	}
+	fmt.Fprintf(out, "last attempt / 上次尝试 %s: %s\n", la.At, la.Summary)
+	if la.Quota != "" {
+		fmt.Fprintf(out, "quota / 配额: %s\n", la.Quota)
+	}
+	if la.Gang != nil {
+		fmt.Fprintf(out, "gang / 组调度 %s: %d/%d placed / 已放置\n", la.Gang.Name, la.Gang.Reserved, la.Gang.Size)
+	}
+	if p := la.Preemption; p != nil && len(p.Victims) > 0 {
+		fmt.Fprintf(out, "preempting / 抢占中 (%s) on %s: tasks %v\n", p.Mode, p.Node, p.Victims)
+	}
+	sort.Slice(la.Nodes, func(i, j int) bool { return la.Nodes[i].Node < la.Nodes[j].Node })
+	for _, n := range la.Nodes {
+		fmt.Fprintf(out, "  %-24s %-12s %s\n", n.Node, n.Plugin, n.Reason)
+	}
+	if la.NextAttemptAt != nil {
+		fmt.Fprintf(out, "next attempt / 下次尝试: %s\n", *la.NextAttemptAt)
+	}
+	fmt.Fprintf(out, "preemptions / 被抢占次数: %d\n", w.Preemptions)
+}
