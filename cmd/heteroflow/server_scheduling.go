@@ -11,15 +11,16 @@ import (
 
 // attachScheduling mounts the scheduler's API (plugins, quotas, why
 // pending, slices, summary, defragmentation) and returns the service whose
-// Run campaigns for the leader lease and runs the loop. LoadAware has no
-// PromQL source until the metric store is wired into the server: it then
-// stays neutral (see controlplane/scheduling/README.md).
+// Run campaigns for the leader lease and runs the loop. LoadAware reads live
+// utilisation through the server's PromQL querier (embedded TSDB or the
+// remote store).
 func attachScheduling(s *server.Server, agents *agentapi.Service, log *slog.Logger) (*scheduling.Service, error) {
 	st, ok := s.Store().(scheduling.Store)
 	if !ok {
 		return nil, fmt.Errorf("scheduling: the %T store has no scheduling tables yet", s.Store())
 	}
-	svc, err := scheduling.New(scheduling.Options{Store: st, Logger: log, Registry: s.API().Registry(), Notifier: agents})
+	svc, err := scheduling.New(scheduling.Options{Store: st, Logger: log, Registry: s.API().Registry(), Notifier: agents,
+		Sampler: s.Querier()})
 	if err != nil {
 		return nil, err
 	}
