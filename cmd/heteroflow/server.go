@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heteroflow/heteroflow/controlplane/app"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
@@ -41,7 +42,7 @@ func init() {
 			log := newLogger(cfg)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runServer(ctx, cfg, server.Options{Logger: log, Stderr: cmd.ErrOrStderr(), Version: version})
+			return app.Run(ctx, cfg, server.Options{Logger: log, Stderr: cmd.ErrOrStderr(), Version: version})
 		},
 	}
 	server.RegisterFlags(cmd.Flags())

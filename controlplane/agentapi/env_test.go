@@ -18,14 +18,17 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/postgres"
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
 	"github.com/heteroflow/heteroflow/controlplane/sqlite"
 )
 
-// env is a real server stack on SQLite: auth, the REST API with this
-// package's routes, and an admin API key.
+// env is a real server stack on SQLite (PostgreSQL with
+// HETEROFLOW_TEST_STORE=postgres): auth, the REST API with this package's
+// routes, and an admin API key.
 type env struct {
 	t        *testing.T
-	db       *sqlite.DB
+	db       Store
 	svc      *Service
 	srv      *httptest.Server
 	reg      *prometheus.Registry
@@ -37,9 +40,15 @@ func newEnv(t *testing.T, o Options) *env {
 	t.Helper()
 	ctx := context.Background()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hf.db"), sqlite.Options{Logger: log})
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
+	var db Store
+	if pgtest.Selected() {
+		db = pgtest.OpenWith(t, postgres.Options{Logger: log})
+	} else {
+		sdb, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hf.db"), sqlite.Options{Logger: log})
+		require.NoError(t, err)
+		t.Cleanup(func() { sdb.Close() })
+		db = sdb
+	}
 	key, err := auth.LoadOrCreateSigningKey(ctx, db)
 	require.NoError(t, err)
 	cfg := auth.DefaultConfig()

@@ -92,14 +92,14 @@ func (s *Service) Mount(api *httpapi.API) {
 	api.Handle(http.MethodDelete, httpapi.Prefix+"/bootstrap-tokens/{id}", admin(auth.ActWrite), http.HandlerFunc(s.deleteToken))
 
 	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/enroll", httpapi.Public, http.HandlerFunc(s.enroll))
-	agent := httpapi.Perm(auth.ResNodes, auth.ActWrite)
+	agent := httpapi.Perm(auth.ResNodes, auth.ActWrite).ForAgents()
 	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/heartbeat", agent, s.agentOnly(s.heartbeat))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/agents/assignments", agent, s.agentOnly(s.assignments))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/status", agent, s.agentOnly(s.status))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/logs", agent, s.agentOnly(s.logs))
 
 	read := httpapi.Perm(auth.ResNodes, auth.ActRead)
-	write := httpapi.Perm(auth.ResNodes, auth.ActWrite)
+	write := httpapi.Perm(auth.ResNodes, auth.ActWrite).ForPeople() // operators manage nodes; agents only report
 	api.Handle(http.MethodGet, httpapi.Prefix+"/nodes", read, http.HandlerFunc(s.listNodes))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/nodes/{id}", read, http.HandlerFunc(s.getNode))
 	for _, op := range []string{"cordon", "uncordon", "drain"} {

@@ -15,11 +15,47 @@ import (
 )
 
 // Access says who may call a route: everyone (Public), any authenticated
-// caller (Authenticated), or holders of a permission from auth's table.
+// caller (Authenticated), or holders of a permission from auth's table,
+// optionally narrowed to one kind of caller (Callers).
 type Access struct {
 	Public        bool
 	Authenticated bool
 	Perm          auth.Permission
+	// Callers narrows the route to node agents' keys or to people on top
+	// of Perm. nodes:write, for one, is held by agents (to report about
+	// themselves) and by operators (to manage nodes), but no route wants
+	// both: declaring which keeps Allows, and so the route listings and
+	// the access tests, equal to what is enforced.
+	Callers Callers
+}
+
+// Callers is the kind of credential a route admits.
+type Callers uint8
+
+const (
+	// AnyCaller admits every role the permission names.
+	AnyCaller Callers = iota
+	// AgentsOnly admits only node agents' API keys (role agent).
+	AgentsOnly
+	// PeopleOnly admits every role but agent.
+	PeopleOnly
+)
+
+// ForAgents narrows a to node agents' API keys.
+func (a Access) ForAgents() Access { a.Callers = AgentsOnly; return a }
+
+// ForPeople narrows a to users and their API keys, refusing agent keys.
+func (a Access) ForPeople() Access { a.Callers = PeopleOnly; return a }
+
+// admits reports whether the caller kind of role passes a.Callers.
+func (a Access) admits(role controlplane.Role) bool {
+	switch a.Callers {
+	case AgentsOnly:
+		return role == controlplane.RoleAgent
+	case PeopleOnly:
+		return role != controlplane.RoleAgent
+	}
+	return true
 }
 
 // Public routes need no credentials.
@@ -46,12 +82,22 @@ func (a Access) String() string {
 	case a.Authenticated:
 		return "authenticated"
 	}
-	return string(a.Perm.Resource) + ":" + string(a.Perm.Action)
+	s := string(a.Perm.Resource) + ":" + string(a.Perm.Action)
+	switch a.Callers {
+	case AgentsOnly:
+		s += " (agents only)"
+	case PeopleOnly:
+		s += " (not agents)"
+	}
+	return s
 }
 
 // Allows reports whether role passes this access rule (for anonymous callers use Public).
 func (a Access) Allows(role controlplane.Role) bool {
-	return a.Public || a.Authenticated || auth.Allowed(role, a.Perm.Resource, a.Perm.Action)
+	if a.Public {
+		return true
+	}
+	return a.admits(role) && (a.Authenticated || auth.Allowed(role, a.Perm.Resource, a.Perm.Action))
 }
 
 // check returns nil when the request's principal passes acc; otherwise
@@ -67,7 +113,12 @@ func check(ctx context.Context, acc Access) error {
 		}
 		return fmt.Errorf("%w: authentication required", controlplane.ErrUnauthenticated)
 	}
-	if acc.Authenticated || auth.Allowed(p.Role, acc.Perm.Resource, acc.Perm.Action) {
+	switch {
+	case !acc.admits(p.Role) && p.Role == controlplane.RoleAgent:
+		return fmt.Errorf("%w: agent keys may not call this", controlplane.ErrForbidden)
+	case !acc.admits(p.Role):
+		return fmt.Errorf("%w: only a node agent's API key may call this", controlplane.ErrForbidden)
+	case acc.Authenticated || auth.Allowed(p.Role, acc.Perm.Resource, acc.Perm.Action):
 		return nil
 	}
 	return fmt.Errorf("%w: role %s may not %s %s", controlplane.ErrForbidden, p.Role, acc.Perm.Action, acc.Perm.Resource)

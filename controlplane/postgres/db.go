@@ -34,9 +34,13 @@ type Options struct {
 
 // DB is a controlplane.Store backed by a PostgreSQL connection pool.
 type DB struct {
-	pool      *pgxpool.Pool
-	log       *slog.Logger
-	nowFn     func() time.Time
+	pool  *pgxpool.Pool
+	log   *slog.Logger
+	nowFn func() time.Time
+	// dbClock: no clock was injected, so leases compare expiries with the
+	// database server's clock, the one clock every server sharing it agrees
+	// on (leases.go).
+	dbClock   bool
 	closeOnce sync.Once
 	// creates batches concurrent task submissions (tasks_create.go).
 	creates *storeutil.GroupCommit[storeutil.NewTask]
@@ -57,7 +61,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 			cfg.MaxConns = int32(max(8, 4*runtime.GOMAXPROCS(0)))
 		}
 	}
-	db := &DB{log: opts.Logger, nowFn: opts.Now}
+	db := &DB{log: opts.Logger, nowFn: opts.Now, dbClock: opts.Now == nil}
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}

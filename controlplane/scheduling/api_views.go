@@ -205,7 +205,8 @@ func (s *Service) defragPlan(w http.ResponseWriter, r *http.Request) {
 }
 
 // defragExecute requeues the tasks of the plan's moves ({"execute": true}),
-// when the configuration allows it; the scheduler re-places them.
+// when the configuration allows it; the scheduler re-places them. Without
+// execute it is a dry run answering the plan, as GET does.
 func (s *Service) defragExecute(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Execute bool `json:"execute"`
@@ -214,12 +215,12 @@ func (s *Service) defragExecute(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if !s.cfg.AllowDefrag {
-		s.fail(w, r, fmt.Errorf("%w: defragmentation moves are disabled by the server configuration (scheduler allow_defrag)", controlplane.ErrForbidden))
+	if !body.Execute {
+		s.defragPlan(w, r)
 		return
 	}
-	if !body.Execute {
-		s.fail(w, r, controlplane.Invalidf(`send {"execute": true} to run the plan`))
+	if !s.cfg.AllowDefrag {
+		s.fail(w, r, fmt.Errorf("%w: defragmentation moves are disabled by the server configuration (scheduler allow_defrag)", controlplane.ErrForbidden))
 		return
 	}
 	sn, err := s.freshSnapshot(r)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/postgres"
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
 	"github.com/heteroflow/heteroflow/controlplane/sqlite"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
@@ -35,7 +37,7 @@ func (c *clock) Add(d time.Duration) {
 type harness struct {
 	t     *testing.T
 	ctx   context.Context
-	db    *sqlite.DB
+	db    Store
 	clk   *clock
 	svc   *Service
 	reg   *prometheus.Registry
@@ -47,9 +49,16 @@ func newHarness(t *testing.T, cfg Config) *harness {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hf.db"), sqlite.Options{Now: clk.Now})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
+	// HETEROFLOW_TEST_STORE=postgres runs the same scenarios on PostgreSQL.
+	var db Store
+	if pgtest.Selected() {
+		db = pgtest.OpenWith(t, postgres.Options{Now: clk.Now})
+	} else {
+		sdb, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "hf.db"), sqlite.Options{Now: clk.Now})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sdb.Close() })
+		db = sdb
+	}
 	reg := prometheus.NewRegistry()
 	h := &harness{t: t, ctx: ctx, db: db, clk: clk, reg: reg, nodes: map[string]*fakeAgent{}}
 	svc, err := New(Options{Store: db, Config: cfg, Logger: slog.New(slog.DiscardHandler), Registry: reg, Now: clk.Now, Holder: "test"})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 var _ controlplane.SchedulingStore = (*DB)(nil)
@@ -32,9 +33,7 @@ func (db *DB) ListTasksByState(ctx context.Context, states []controlplane.TaskSt
 	if len(states) == 0 {
 		return nil, nil
 	}
-	if limit <= 0 {
-		limit = controlplane.MaxPageLimit
-	}
+	limit = storeutil.ListLimit(limit)
 	args := make([]any, 0, len(states)+1)
 	for _, s := range states {
 		args = append(args, string(s))
@@ -103,8 +102,8 @@ func (db *DB) BindTasks(ctx context.Context, bs []controlplane.Binding) ([]*cont
 
 // RequeueTask: see controlplane.SchedulingStore.
 func (db *DB) RequeueTask(ctx context.Context, tr controlplane.Transition) (*controlplane.Task, error) {
-	if tr.To != controlplane.TaskQueued || tr.Retry {
-		return nil, controlplane.Invalidf("requeue moves a placed task to queued without a retry")
+	if err := storeutil.CheckRequeue(tr); err != nil {
+		return nil, err
 	}
 	var out *controlplane.Task
 	err := db.write(ctx, func(tx *sql.Tx) error {
@@ -199,9 +198,7 @@ func (db *DB) ReleaseAllocations(ctx context.Context, k controlplane.AllocationK
 
 // ListRetryable: see controlplane.SchedulingStore.
 func (db *DB) ListRetryable(ctx context.Context, limit int) ([]*controlplane.Task, error) {
-	if limit <= 0 {
-		limit = controlplane.MaxPageLimit
-	}
+	limit = storeutil.ListLimit(limit)
 	var out []*controlplane.Task
 	err := db.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE state IN ('failed', 'timed_out')

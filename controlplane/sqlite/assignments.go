@@ -31,10 +31,7 @@ func scanAssignment(row interface{ Scan(...any) error }) (*controlplane.Assignme
 }
 
 func insertAssignment(ctx context.Context, tx *sql.Tx, a *controlplane.Assignment) error {
-	payload := string(a.Payload)
-	if payload == "" {
-		payload = "{}"
-	}
+	payload := storeutil.PayloadJSON(a.Payload)
 	err := tx.QueryRowContext(ctx, `INSERT INTO assignments (node_id, kind, task_id, attempt, payload, created_at)
 		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, a.NodeID, a.Kind, a.TaskID, a.Attempt, payload, ts(a.CreatedAt)).Scan(&a.ID)
 	if err != nil {
@@ -160,9 +157,8 @@ func (db *DB) ApplyNodeStatus(ctx context.Context, st controlplane.NodeStatus) (
 			// Only the node the task is placed on may move it: a late report
 			// of a run the scheduler stopped (preempted, requeued) must not
 			// end the task's next placement (issue 7).
-			if err == nil && onNode == st.NodeID && controlplane.CanTransition(cur, st.To) {
-				if _, err := db.transitionTx(ctx, tx, controlplane.Transition{TaskID: st.TaskID, From: cur, To: st.To,
-					Reason: st.Reason, Actor: "node:" + st.NodeID, ExitCode: st.ExitCode}); err != nil {
+			if err == nil && storeutil.ApplyStatusTransition(st, cur, onNode) {
+				if _, err := db.transitionTx(ctx, tx, storeutil.StatusTransition(st, cur)); err != nil {
 					return err
 				}
 			}
@@ -176,7 +172,7 @@ func (db *DB) ApplyNodeStatus(ctx context.Context, st controlplane.NodeStatus) (
 				// The run's result records that the agent reported its end, so
 				// RunsToStop leaves it alone.
 				if _, err := tx.ExecContext(ctx, `UPDATE assignments SET result = ? WHERE node_id = ? AND task_id = ?
-					AND kind = 'run' AND result IS NULL`, `"`+string(st.To)+`"`, st.NodeID, st.TaskID); err != nil {
+					AND kind = 'run' AND result IS NULL`, storeutil.EndResult(st.To), st.NodeID, st.TaskID); err != nil {
 					return mapErr(err)
 				}
 				if _, err := tx.ExecContext(ctx, `UPDATE assignments SET done_at = ? WHERE node_id = ? AND task_id = ?

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 // AcquireLease takes the lease when it is free, expired or already held by
 // holder, in one statement (the writer connection serialises it anyway).
 func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
-	if name == "" || holder == "" || ttl <= 0 {
-		return false, controlplane.Invalidf("lease needs a name, a holder and a positive ttl")
+	if err := storeutil.CheckLease(name, holder, ttl); err != nil {
+		return false, err
 	}
 	now := db.now()
 	ok := false

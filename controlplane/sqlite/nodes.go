@@ -3,11 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 const nodeCols = `id, hostname, os, arch, version, labels, state, cordoned, draining, health, cpu_count,
@@ -25,38 +25,19 @@ func scanNode(row interface{ Scan(...any) error }) (*controlplane.Node, error) {
 		&n.APIKeyPrefix, &hb, &seq, &created, &updated); err != nil {
 		return nil, mapErr(err)
 	}
-	if err := json.Unmarshal(labels, &n.Labels); err != nil {
-		return nil, fmt.Errorf("node %s labels: %w", n.ID, err)
+	if err := storeutil.DecodeNode(&n, labels, inv, running); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(inv, &n.Inventory); err != nil {
-		return nil, fmt.Errorf("node %s inventory: %w", n.ID, err)
-	}
-	n.Running = json.RawMessage(running)
 	n.LastHeartbeat = fromNullTS(hb)
 	n.LastStatusSeq = uint64(seq)
 	n.CreatedAt, n.UpdatedAt = fromTS(created), fromTS(updated)
 	return &n, nil
 }
 
-func jsonOr(v any, empty string) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	if string(b) == "null" {
-		return empty, nil
-	}
-	return string(b), nil
-}
-
 // EnrollNode consumes the bootstrap token and inserts n in one transaction.
 func (db *DB) EnrollNode(ctx context.Context, tokenHash string, n *controlplane.Node) error {
 	now := db.now()
-	labels, err := jsonOr(n.Labels, "{}")
-	if err != nil {
-		return err
-	}
-	inv, err := jsonOr(n.Inventory, "[]")
+	labels, inv, err := storeutil.NodeJSON(n)
 	if err != nil {
 		return err
 	}
@@ -69,20 +50,14 @@ func (db *DB) EnrollNode(ctx context.Context, tokenHash string, n *controlplane.
 		if err != nil {
 			return fmt.Errorf("bootstrap token: %w", mapErr(err))
 		}
-		switch {
-		case used.Valid:
-			return fmt.Errorf("%w: bootstrap token was already used", controlplane.ErrConflict)
-		case !now.Before(fromTS(expires)):
-			return fmt.Errorf("%w: bootstrap token expired", controlplane.ErrConflict)
+		if err := storeutil.CheckBootstrapUse(used.Valid, fromTS(expires), now); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE bootstrap_tokens SET used_at = ?, node_id = ? WHERE id = ?`,
 			ts(now), n.ID, id); err != nil {
 			return fmt.Errorf("consume bootstrap token: %w", mapErr(err))
 		}
-		if n.State == "" {
-			n.State = controlplane.NodeOnline
-		}
-		n.CreatedAt, n.UpdatedAt, n.LastHeartbeat = now, now, &now
+		storeutil.PrepareEnroll(n, now)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO nodes (id, hostname, os, arch, version, labels, state,
 			health, cpu_count, memory_total_mib, memory_free_mib, inventory, api_key_prefix, last_heartbeat,
 			created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -143,23 +118,20 @@ func (db *DB) ListNodes(ctx context.Context, f controlplane.NodeFilter) ([]*cont
 // RecordHeartbeat stores a heartbeat and marks the node online.
 func (db *DB) RecordHeartbeat(ctx context.Context, id string, hb controlplane.NodeHeartbeat) (*controlplane.Node, error) {
 	var inv any // NULL keeps the stored inventory
-	if hb.Inventory != nil {
-		s, err := jsonOr(hb.Inventory, "[]")
-		if err != nil {
-			return nil, err
-		}
+	s, keep, err := storeutil.HeartbeatInventory(hb.Inventory)
+	if err != nil {
+		return nil, err
+	}
+	if !keep {
 		inv = s
 	}
-	running := string(hb.Running)
-	if running == "" || running == "null" {
-		running = "[]"
-	}
+	running := storeutil.RunningJSON(hb.Running)
 	at := hb.At
 	if at.IsZero() {
 		at = db.now()
 	}
 	var n *controlplane.Node
-	err := db.write(ctx, func(tx *sql.Tx) error {
+	err = db.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		n, err = scanNode(tx.QueryRowContext(ctx, `UPDATE nodes SET state = 'online', health = ?, cpu_count = ?,
 			memory_total_mib = ?, memory_free_mib = ?, inventory = COALESCE(?, inventory), running = ?,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 // AppendTaskLogs stores chunks; a chunk already stored at the same offset
@@ -30,9 +31,7 @@ func (db *DB) AppendTaskLogs(ctx context.Context, chunks []*controlplane.TaskLog
 
 // ReadTaskLogs returns a stream's chunks at or after offset.
 func (db *DB) ReadTaskLogs(ctx context.Context, taskID int64, attempt int, stream string, offset int64, limit int) ([]*controlplane.TaskLogChunk, error) {
-	if limit <= 0 || limit > controlplane.MaxPageLimit {
-		limit = controlplane.MaxPageLimit
-	}
+	limit = storeutil.LogLimit(limit)
 	var out []*controlplane.TaskLogChunk
 	err := db.read(ctx, func(tx *sql.Tx) error {
 		// The chunk that contains offset starts at or before it.

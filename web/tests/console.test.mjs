@@ -181,6 +181,35 @@ describe('web console', () => {
     assert.match(await entry.first().textContent(), /admin/, 'actor is admin');
   });
 
+  step('admin approves a registration, changes a role and deletes a user', async () => {
+    const token = await adminToken();
+    await page.getByTestId('nav-users').click();
+    await page.waitForURL(/\/users$/);
+    // Self-registration is off by default; the switch turns it on.
+    const before = await api(server, 'GET', '/api/v1/settings/registration', { token });
+    assert.equal(before.body?.enabled, false, before.text);
+    await page.getByTestId('registration-switch').click();
+    await until(async () => (await api(server, 'GET', '/api/v1/settings/registration', { token })).body?.enabled === true, 'registration enabled');
+    const pendingName = `e2e-pending-${suffix}`;
+    const reg = await api(server, 'POST', '/api/v1/auth/register', { body: { username: pendingName, password: 'E2e-Pending-Passw0rd!' } });
+    assert.equal(reg.status, 201, `register: ${reg.text}`);
+    assert.equal(reg.body.status, 'pending');
+    const byName = async (name) =>
+      (await api(server, 'GET', `/api/v1/users?q=${encodeURIComponent(name)}`, { token })).body.items.find((u) => u.username === name);
+
+    await page.getByTestId('user-search').click();
+    await row(pendingName).getByTestId('user-approve').click();
+    await until(async () => (await byName(pendingName))?.status === 'active', 'the approved user active');
+
+    await chooseOption(row(newUser).getByTestId('user-role'), '只读');
+    await until(async () => (await byName(newUser))?.role === 'viewer', 'the role changed to viewer');
+
+    await row(pendingName).getByTestId('user-delete').click();
+    await page.locator('.ant-popconfirm .ant-btn-primary').filter({ visible: true }).click();
+    await until(async () => (await byName(pendingName)) === undefined, 'the deleted user gone');
+    await until(async () => (await row(pendingName).count()) === 0, 'the deleted user gone from the table');
+  });
+
   step('language switches zh ↔ en and persists across reload', async () => {
     const label = page.getByTestId('nav-users');
     assert.equal(await label.textContent(), '用户管理');

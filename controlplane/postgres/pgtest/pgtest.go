@@ -21,6 +21,14 @@ import (
 // EnvDSN names the variable holding the test database's connection string.
 const EnvDSN = "HETEROFLOW_TEST_PG_DSN"
 
+// EnvStore, set to "postgres", makes test harnesses that default to SQLite
+// (the agent API's and the scheduler's) run on PostgreSQL instead, so one
+// suite covers both stores: HETEROFLOW_TEST_STORE=postgres go test ./….
+const EnvStore = "HETEROFLOW_TEST_STORE"
+
+// Selected reports whether EnvStore asks for PostgreSQL.
+func Selected() bool { return os.Getenv(EnvStore) == "postgres" }
+
 // DSN returns the test database DSN or skips the test.
 func DSN(t testing.TB) string {
 	t.Helper()
@@ -70,8 +78,14 @@ func Schema(t testing.TB) string {
 // Open returns a migrated store in a fresh schema, closed at cleanup.
 func Open(t testing.TB) *postgres.DB {
 	t.Helper()
+	return OpenWith(t, postgres.Options{MaxConns: 4})
+}
+
+// OpenWith is Open with options (a logger, an injected clock).
+func OpenWith(t testing.TB, opts postgres.Options) *postgres.DB {
+	t.Helper()
 	dsn := Schema(t)
-	db, err := postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 4})
+	db, err := postgres.Open(context.Background(), dsn, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db

@@ -1,7 +1,5 @@
 // Audit log (brief §6): filter by module, level, actor, time range and
 // keyword; server-side pagination. Detail text is shown as plain text.
-import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Button, Card, DatePicker, Form, Input, Select, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { Dayjs } from 'dayjs';
@@ -9,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { audit, type AuditFilter } from '../../api/endpoints';
 import { AUDIT_LEVELS, AUDIT_MODULES, type AuditEntry, type AuditLevel } from '../../api/types';
 import { formatTime, PAGE_SIZES, rangeQuery } from '../../components/format';
+import { usePagedList } from '../../components/usePagedList';
 
 interface FilterValues {
   module?: string;
@@ -25,14 +24,8 @@ const levelColor: Record<AuditLevel, string> = { DEBUG: 'default', INFO: 'blue',
 export default function AuditPage() {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
-  const [filter, setFilter] = useState<Filter>({});
-  const [page, setPage] = useState({ current: 1, pageSize: PAGE_SIZES[1] });
-
-  const query = { ...filter, limit: page.pageSize, offset: (page.current - 1) * page.pageSize };
-  const { data, isFetching, refetch } = useQuery({
-    queryKey: ['audit', query],
-    queryFn: () => audit.list(query),
-    placeholderData: keepPreviousData,
+  const { data, isFetching, refetch, apply: applyFilter, pagination } = usePagedList<Filter, AuditEntry>('audit', audit.list, {
+    pageSize: PAGE_SIZES[1],
   });
 
   const columns: ColumnsType<AuditEntry> = [
@@ -67,16 +60,14 @@ export default function AuditPage() {
     { title: t('audit.detail'), dataIndex: 'detail', ellipsis: true, render: (d?: string) => d || '—' },
   ];
 
-  const apply = (v: FilterValues) => {
-    setFilter({
+  const apply = (v: FilterValues) =>
+    applyFilter({
       module: v.module || undefined,
       level: v.level || undefined,
       actor: v.actor?.trim() || undefined,
       q: v.q?.trim() || undefined,
       ...rangeQuery(v.range),
     });
-    setPage((p) => ({ ...p, current: 1 }));
-  };
 
   return (
     <Card title={t('audit.title')} extra={<Button onClick={() => refetch()}>{t('common.refresh')}</Button>}>
@@ -123,15 +114,7 @@ export default function AuditPage() {
         columns={columns}
         dataSource={data?.items ?? []}
         loading={isFetching && !data}
-        pagination={{
-          current: page.current,
-          pageSize: page.pageSize,
-          total: data?.total ?? 0,
-          pageSizeOptions: PAGE_SIZES,
-          showSizeChanger: true,
-          showTotal: (count) => t('common.total', { count }),
-          onChange: (current, pageSize) => setPage({ current, pageSize }),
-        }}
+        pagination={pagination}
       />
     </Card>
   );

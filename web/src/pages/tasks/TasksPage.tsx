@@ -1,14 +1,14 @@
 // Task list: filters (state, label, keyword, time range), server-side
 // pagination, a detail drawer and cancel with confirmation.
 import { useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Button, Card, DatePicker, Form, Input, Popconfirm, Select, Space, Table, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { tasks, type TaskFilter } from '../../api/endpoints';
 import { TASK_STATES, type Task } from '../../api/types';
-import { formatTime, PAGE_SIZES, rangeQuery } from '../../components/format';
+import { formatTime, rangeQuery } from '../../components/format';
+import { usePagedList } from '../../components/usePagedList';
 import TaskDrawer from './TaskDrawer';
 import TaskStateTag from './TaskStateTag';
 import { useCancelTask, useCanCancel } from './useCancelTask';
@@ -34,17 +34,11 @@ function toFilter(v: FilterValues): Filter {
 export default function TasksPage() {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
-  const [filter, setFilter] = useState<Filter>({});
-  const [page, setPage] = useState({ current: 1, pageSize: PAGE_SIZES[0] });
   const [openId, setOpenId] = useState<number | null>(null);
   const cancel = useCancelTask();
   const canCancel = useCanCancel();
 
-  const query = { ...filter, limit: page.pageSize, offset: (page.current - 1) * page.pageSize };
-  const { data, isFetching, refetch } = useQuery({
-    queryKey: ['tasks', query],
-    queryFn: () => tasks.list(query),
-    placeholderData: keepPreviousData,
+  const { data, isFetching, refetch, apply, pagination } = usePagedList<Filter, Task>('tasks', tasks.list, {
     refetchInterval: 15_000,
   });
 
@@ -98,18 +92,13 @@ export default function TasksPage() {
     },
   ];
 
-  const apply = (v: FilterValues) => {
-    setFilter(toFilter(v));
-    setPage((p) => ({ ...p, current: 1 }));
-  };
-
   return (
     <Card title={t('tasks.title')} extra={
         <Button onClick={() => refetch()} data-testid="task-refresh">
           {t('common.refresh')}
         </Button>
       }>
-      <Form<FilterValues> form={form} layout="inline" onFinish={apply} style={{ marginBottom: 16, rowGap: 8 }}>
+      <Form<FilterValues> form={form} layout="inline" onFinish={(v) => apply(toFilter(v))} style={{ marginBottom: 16, rowGap: 8 }}>
         <Form.Item name="state" label={t('tasks.state')}>
           <Select
             mode="multiple"
@@ -150,15 +139,7 @@ export default function TasksPage() {
         columns={columns}
         dataSource={data?.items ?? []}
         loading={isFetching && !data}
-        pagination={{
-          current: page.current,
-          pageSize: page.pageSize,
-          total: data?.total ?? 0,
-          pageSizeOptions: PAGE_SIZES,
-          showSizeChanger: true,
-          showTotal: (count) => t('common.total', { count }),
-          onChange: (current, pageSize) => setPage({ current, pageSize }),
-        }}
+        pagination={pagination}
       />
       <TaskDrawer taskId={openId} onClose={() => setOpenId(null)} />
     </Card>

@@ -21,6 +21,7 @@ export default function RegistrationSwitch() {
       <Space>
         <Typography.Text>{t('users.registration')}</Typography.Text>
         <Switch
+          data-testid="registration-switch"
           size="small"
           loading={isLoading || set.isPending}
           checked={data?.enabled ?? false}

@@ -1,7 +1,7 @@
 // Users (admin): list with role/status/keyword filters, create with a role,
 // approve pending registrations, change role or status inline, delete.
 import { useState } from 'react';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, Card, Form, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { PlusOutlined } from '@ant-design/icons';
@@ -9,7 +9,8 @@ import { useTranslation } from 'react-i18next';
 import { users, type UserFilter, type UserPatch } from '../../api/endpoints';
 import { ROLES, USER_STATUSES, type Role, type User, type UserStatus } from '../../api/types';
 import { useAuth } from '../../auth/AuthContext';
-import { formatTime, PAGE_SIZES } from '../../components/format';
+import { formatTime } from '../../components/format';
+import { usePagedList } from '../../components/usePagedList';
 import { showSuccess } from '../../components/notify';
 import CreateUserModal from './CreateUserModal';
 import RegistrationSwitch from './RegistrationSwitch';
@@ -21,16 +22,9 @@ export default function UsersPage() {
   const { user: me } = useAuth();
   const qc = useQueryClient();
   const [form] = Form.useForm<Filter>();
-  const [filter, setFilter] = useState<Filter>({});
-  const [page, setPage] = useState({ current: 1, pageSize: PAGE_SIZES[0] });
   const [creating, setCreating] = useState(false);
 
-  const query = { ...filter, limit: page.pageSize, offset: (page.current - 1) * page.pageSize };
-  const { data, isFetching } = useQuery({
-    queryKey: ['users', query],
-    queryFn: () => users.list(query),
-    placeholderData: keepPreviousData,
-  });
+  const { data, isFetching, apply: applyFilter, pagination } = usePagedList<Filter, User>('users', users.list);
 
   const done = (key: string) => (u: User | void, vars: { user: User }) => {
     showSuccess(t(key, { name: u?.username ?? vars.user.username }));
@@ -62,6 +56,7 @@ export default function UsersPage() {
       width: 140,
       render: (role: Role, u) => (
         <Select<Role>
+          data-testid="user-role"
           size="small"
           style={{ width: 120 }}
           value={role}
@@ -98,7 +93,7 @@ export default function UsersPage() {
       render: (_, u) => (
         <Space>
           {u.status === 'pending' && (
-            <Button size="small" type="link" onClick={() => approve.mutate({ user: u })}>
+            <Button size="small" type="link" onClick={() => approve.mutate({ user: u })} data-testid="user-approve">
               {t('users.approve')}
             </Button>
           )}
@@ -109,7 +104,7 @@ export default function UsersPage() {
               cancelText={t('common.no')}
               onConfirm={() => remove.mutateAsync({ user: u })}
             >
-              <Button size="small" type="link" danger>
+              <Button size="small" type="link" danger data-testid="user-delete">
                 {t('common.delete')}
               </Button>
             </Popconfirm>
@@ -119,10 +114,8 @@ export default function UsersPage() {
     },
   ];
 
-  const apply = (v: Filter) => {
-    setFilter({ role: v.role || undefined, status: v.status || undefined, q: v.q?.trim() || undefined });
-    setPage((p) => ({ ...p, current: 1 }));
-  };
+  const apply = (v: Filter) =>
+    applyFilter({ role: v.role || undefined, status: v.status || undefined, q: v.q?.trim() || undefined });
 
   return (
     <Card
@@ -153,7 +146,7 @@ export default function UsersPage() {
         </Form.Item>
         <Form.Item>
           <Space>
-            <Button type="primary" htmlType="submit">
+            <Button type="primary" htmlType="submit" data-testid="user-search">
               {t('common.search')}
             </Button>
             <Button
@@ -173,15 +166,7 @@ export default function UsersPage() {
         columns={columns}
         dataSource={data?.items ?? []}
         loading={isFetching && !data}
-        pagination={{
-          current: page.current,
-          pageSize: page.pageSize,
-          total: data?.total ?? 0,
-          pageSizeOptions: PAGE_SIZES,
-          showSizeChanger: true,
-          showTotal: (count) => t('common.total', { count }),
-          onChange: (current, pageSize) => setPage({ current, pageSize }),
-        }}
+        pagination={pagination}
       />
       <CreateUserModal open={creating} onClose={() => setCreating(false)} />
     </Card>

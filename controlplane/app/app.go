@@ -1,0 +1,138 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/heteroflow/heteroflow/controlplane/agentapi"
+	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/scheduling"
+	"github.com/heteroflow/heteroflow/controlplane/server"
+	"github.com/heteroflow/heteroflow/deploy"
+)
+
+// App is the assembled control plane: the core server with the agent API
+// and the scheduler attached.
+type App struct {
+	srv    *server.Server
+	agents *agentapi.Service
+	sched  *scheduling.Service
+
+	mu      sync.Mutex
+	stop    context.CancelFunc // ends the background loops; nil before Start
+	loops   sync.WaitGroup
+	stopped bool
+}
+
+// New opens the stores and mounts every route; nothing listens until
+// Start. On error everything opened so far is closed again.
+func New(ctx context.Context, cfg server.Config, o server.Options) (*App, error) {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s, err := server.New(ctx, cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{srv: s}
+	if err := a.attach(ctx, o.Logger); err != nil {
+		_ = s.Shutdown(context.Background())
+		return nil, err
+	}
+	return a, nil
+}
+
+// attach mounts the node-agent API (enrollment, heartbeats, assignments,
+// node management, the agent binary download and the deploy script) and
+// the scheduler's API. LoadAware reads live utilisation through the
+// server's PromQL querier (embedded TSDB or the remote store).
+func (a *App) attach(ctx context.Context, log *slog.Logger) error {
+	agents, err := agentapi.Attach(ctx, a.srv.API(), a.srv.Store(), agentapi.AttachOptions{Logger: log,
+		DeployScript: deploy.AgentScript})
+	if err != nil {
+		return err
+	}
+	st, ok := a.srv.Store().(scheduling.Store)
+	if !ok {
+		return fmt.Errorf("scheduling: the %T store has no scheduling tables yet", a.srv.Store())
+	}
+	sched, err := scheduling.New(scheduling.Options{Store: st, Logger: log, Registry: a.srv.API().Registry(),
+		Notifier: agents, Sampler: a.srv.Querier()})
+	if err != nil {
+		return err
+	}
+	sched.Mount(a.srv.API())
+	a.agents, a.sched = agents, sched
+	return nil
+}
+
+// API is the one REST API every subsystem mounted its routes on.
+func (a *App) API() *httpapi.API { return a.srv.API() }
+
+// Server is the core server (store, querier, bound addresses).
+func (a *App) Server() *server.Server { return a.srv }
+
+// APIAddr is the API listener's bound address once started ("" before).
+func (a *App) APIAddr() string { return a.srv.APIAddr() }
+
+// Start opens the listeners and starts the agent sweeper and the
+// scheduler (which campaigns for the leader lease) in the background.
+func (a *App) Start() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stop != nil || a.stopped {
+		return errors.New("app: already started or shut down")
+	}
+	if err := a.srv.Start(); err != nil {
+		return err
+	}
+	// The loops outlive New's context on purpose: only Shutdown ends them,
+	// so that they stop before the store closes.
+	ctx, stop := context.WithCancel(context.Background())
+	a.stop = stop
+	a.loops.Add(2)
+	go func() { defer a.loops.Done(); a.agents.Run(ctx) }()
+	go func() { defer a.loops.Done(); a.sched.Run(ctx) }()
+	return nil
+}
+
+// Shutdown stops the loops and waits for them (the scheduler releases its
+// lease on the way out), then stops the listeners, letting in-flight
+// requests finish within ctx, and closes the stores. Safe to call once
+// after New or Start; later calls are no-ops.
+func (a *App) Shutdown(ctx context.Context) error {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return nil
+	}
+	a.stopped = true
+	stop := a.stop
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+		a.loops.Wait()
+	}
+	return a.srv.Shutdown(ctx)
+}
+
+// Run starts the control plane and blocks until ctx ends (SIGINT/SIGTERM
+// in the command), then shuts down within cfg.ShutdownTimeout.
+func Run(ctx context.Context, cfg server.Config, o server.Options) error {
+	a, err := New(ctx, cfg, o)
+	if err != nil {
+		return err
+	}
+	if err := a.Start(); err != nil {
+		_ = a.Shutdown(context.Background())
+		return err
+	}
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownTimeout))
+	defer cancel()
+	return a.Shutdown(sctx)
+}

@@ -1,0 +1,33 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/postgres"
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
+	"github.com/heteroflow/heteroflow/controlplane/storetest"
+)
+
+func TestExtendedConformance(t *testing.T) {
+	storetest.RunExtended(t, func(t *testing.T) storetest.FullStore { return pgtest.Open(t) })
+}
+
+// TestLeaseHolders opens two pools on one schema, as two servers sharing
+// one PostgreSQL would; expiries use the database's clock.
+func TestLeaseHolders(t *testing.T) {
+	storetest.RunLeaseHolders(t, func(t *testing.T) (a, b controlplane.SchedulingStore) {
+		dsn := pgtest.Schema(t)
+		var dbs [2]*postgres.DB
+		for i := range dbs {
+			db, err := postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 8})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			dbs[i] = db
+		}
+		return dbs[0], dbs[1]
+	})
+}

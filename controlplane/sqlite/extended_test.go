@@ -1,0 +1,31 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/sqlite"
+	"github.com/heteroflow/heteroflow/controlplane/storetest"
+)
+
+func TestExtendedConformance(t *testing.T) {
+	storetest.RunExtended(t, func(t *testing.T) storetest.FullStore { return openTest(t) })
+}
+
+// TestLeaseHolders opens the same file twice, as two servers would.
+func TestLeaseHolders(t *testing.T) {
+	storetest.RunLeaseHolders(t, func(t *testing.T) (a, b controlplane.SchedulingStore) {
+		path := filepath.Join(t.TempDir(), "lease.db")
+		var dbs [2]*sqlite.DB
+		for i := range dbs {
+			db, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			dbs[i] = db
+		}
+		return dbs[0], dbs[1]
+	})
+}
