@@ -24,7 +24,7 @@ const maxCreateBatch = 256
 // workers only make batches smaller (more per-statement CPU on a small
 // machine) without adding flush bandwidth: PostgreSQL already flushes the
 // WAL of concurrent commits together.
-const defaultCreateWorkers = 1
+const defaultCreateWorkers = 2
 
 // createTasksSQL inserts a whole batch, given as one array per column, with
 // the tasks' first events, in one atomic statement. IDs are drawn from the
