@@ -56,6 +56,7 @@ func TestQuotasAPI(t *testing.T) {
 	s.ok(http.StatusOK, http.MethodGet, "/api/v1/quotas", admin, nil, &list)
 	require.Equal(t, 1, list.Total)
 	require.Equal(t, int64(8), list.Items[0].Devices)
+	require.NotNil(t, list.Items[0].Used, "list items carry current use")
 
 	for _, tc := range []struct {
 		name, method, path string
@@ -220,13 +221,16 @@ func TestWhyPending(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	admin := s.adminToken()
 	node, _ := s.enrollNode(admin, "why-node", "nvidia", 2)
-	id := s.submit(admin, map[string]any{"name": "wants-biren", "command": []string{"true"}, "vendor": "biren", "device_count": 1})
+	id := s.submit(admin, map[string]any{"name": "wants-biren", "command": []string{"true"}, "vendor": "biren", "device_count": 1, "compute_percent": 100})
 
 	var w why
 	require.Eventually(t, func() bool {
 		s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/why", id), admin, nil, &w)
-		return w.LastAttempt != nil
-	}, 20*time.Second, 50*time.Millisecond, "the scheduler never recorded an attempt")
+		// The scheduler re-reads nodes every second: an attempt made
+		// before it saw the node reports an empty cluster; wait for one
+		// that judged the node.
+		return w.LastAttempt != nil && w.LastAttempt.TotalNodes > 0
+	}, 20*time.Second, 50*time.Millisecond, "the scheduler never recorded an attempt that saw the node")
 	require.Equal(t, id, w.TaskID)
 	require.True(t, w.Pending, "state %s", w.State)
 	require.NotEmpty(t, w.LastAttempt.Summary)

@@ -43,10 +43,12 @@ func usageFromLedger(q *controlplane.Quota, rows []*controlplane.Allocation) usa
 	return u
 }
 
-func quotaOut(q *controlplane.Quota, rows []*controlplane.Allocation) quotaJSON {
+// quotaOut is q as JSON, with its use summed from rows when withUse (an
+// empty ledger is zero use, not unknown, so rows may be nil then).
+func quotaOut(q *controlplane.Quota, rows []*controlplane.Allocation, withUse bool) quotaJSON {
 	out := quotaJSON{ID: q.ID, Tenant: q.Tenant, Project: q.Project, Vendor: q.Vendor, Devices: q.Devices, MemoryMiB: q.MemoryMiB,
 		ComputePercent: q.ComputePercent, Policy: string(q.Policy), CreatedAt: q.CreatedAt.Format(timeFmt), UpdatedAt: q.UpdatedAt.Format(timeFmt)}
-	if rows != nil {
+	if withUse {
 		u := usageFromLedger(q, rows)
 		out.Used = &u
 	}
@@ -68,7 +70,7 @@ func (s *Service) listQuotas(w http.ResponseWriter, r *http.Request) {
 	}
 	items := make([]quotaJSON, 0, len(qs))
 	for _, q := range qs {
-		items = append(items, quotaOut(q, rows))
+		items = append(items, quotaOut(q, rows, true))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"items": items, "total": len(items)})
 }
@@ -86,7 +88,7 @@ func (s *Service) createQuota(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpapi.SetAudit(r.Context(), "quota.create", "quota/"+strconv.FormatInt(q.ID, 10))
-	writeJSON(w, http.StatusCreated, quotaOut(q, nil))
+	writeJSON(w, http.StatusCreated, quotaOut(q, nil, false))
 }
 
 func (s *Service) getQuota(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +107,7 @@ func (s *Service) getQuota(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, quotaOut(q, rows))
+	writeJSON(w, http.StatusOK, quotaOut(q, rows, true))
 }
 
 func (s *Service) putQuota(w http.ResponseWriter, r *http.Request) {
@@ -131,7 +133,7 @@ func (s *Service) putQuota(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, quotaOut(got, nil))
+	writeJSON(w, http.StatusOK, quotaOut(got, nil, false))
 }
 
 func (s *Service) deleteQuota(w http.ResponseWriter, r *http.Request) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // Profile describes the simulated node; it does not change at run time.
@@ -107,10 +106,10 @@ func UpdateState(path string, fn func(*State) error) error {
 		return fmt.Errorf("fakesmi state lock: %w", err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockFile(lock); err != nil {
 		return fmt.Errorf("fakesmi state lock: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
+	defer unlockFile(lock) //nolint:errcheck // closing releases it too
 	s, err := LoadState(path)
 	if err != nil {
 		return err

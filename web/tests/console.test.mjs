@@ -279,6 +279,20 @@ describe('web console', () => {
     await page.keyboard.press('Escape');
   });
 
+  step('the task list filters by state', async () => {
+    await page.getByTestId('nav-tasks').click();
+    await page.getByTestId('task-q').fill('');
+    await chooseOption(page.getByTestId('task-state-filter'), '已取消');
+    await page.getByTestId('task-search').click();
+    await row(`e2e-cancel-${suffix}`).waitFor();
+    await until(async () => (await row(XSS_NAME).count()) === 0, 'the submitted task filtered out');
+    for (const tag of await page.getByTestId('task-state').all()) {
+      assert.equal(await tag.getAttribute('data-state'), 'cancelled');
+    }
+    await page.getByRole('button', { name: /重\s*置/ }).click();
+    await row(XSS_NAME).first().waitFor();
+  });
+
   step('an expired access token is refreshed once and the call retried', async () => {
     const before = await storedRefresh();
     const calls = await fakeExpiry();

@@ -101,6 +101,7 @@ export default function TasksPage() {
       <Form<FilterValues> form={form} layout="inline" onFinish={(v) => apply(toFilter(v))} style={{ marginBottom: 16, rowGap: 8 }}>
         <Form.Item name="state" label={t('tasks.state')}>
           <Select
+            data-testid="task-state-filter"
             mode="multiple"
             allowClear
             style={{ minWidth: 200 }}
