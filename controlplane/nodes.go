@@ -126,8 +126,8 @@ type NodeStatus struct {
 }
 
 // NodeStore is the persistence of nodes, enrollment and assignments,
-// implemented by controlplane/sqlite (and controlplane/postgres once its
-// migrations exist). Errors follow Store's contract.
+// implemented by controlplane/sqlite and controlplane/postgres (both pass
+// storetest.RunExtended). Errors follow Store's contract.
 type NodeStore interface {
 	CreateBootstrapToken(ctx context.Context, t *BootstrapToken) error
 	ListBootstrapTokens(ctx context.Context, p Page) ([]*BootstrapToken, int, error)

@@ -123,8 +123,9 @@ type TaskSchedule struct {
 
 // SchedulingStore is the persistence of the scheduler (issue 7): the
 // allocation ledger, quotas, plugin settings, per-task scheduling state
-// and the leader lease. Implemented by controlplane/sqlite; errors follow
-// Store's contract.
+// and the leader lease. Implemented by controlplane/sqlite and
+// controlplane/postgres (both pass storetest.RunExtended and
+// storetest.RunLeaseHolders); errors follow Store's contract.
 type SchedulingStore interface {
 	// ListTasksByState returns tasks in any of states ordered by priority
 	// (highest first), then age (oldest first), at most limit.

@@ -28,15 +28,15 @@ type AttachOptions struct {
 
 // Attach mounts the agent API on a server's API before it starts and
 // returns the service, whose Run must then be started beside the server.
-// The store must implement NodeStore (SQLite does; see the report for
-// PostgreSQL). The service mints agent keys through its own auth.Service
+// The store must implement NodeStore (both controlplane/sqlite and
+// controlplane/postgres do). The service mints agent keys through its own auth.Service
 // over the same store and signing key: key creation is stateless, and the
 // only cache it touches (revocation of a key from a failed enrollment) is
 // of keys the API never saw.
 func Attach(ctx context.Context, api *httpapi.API, store controlplane.Store, o AttachOptions) (*Service, error) {
 	ns, ok := store.(Store)
 	if !ok {
-		return nil, fmt.Errorf("agentapi: the %T store has no node tables yet (NodeStore)", store)
+		return nil, fmt.Errorf("agentapi: the %T store does not implement controlplane.NodeStore", store)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -25,11 +25,11 @@ type Options struct {
 	// max(8, 4×GOMAXPROCS): enough in-flight statements to hide network
 	// latency without overloading a small server.
 	MaxConns int32
-	// CreateWorkers is how many task-submission batches may be in flight at
-	// once (tasks_create.go); 0 means 2. Each holds one pool connection
-	// while it runs, so it is capped at MaxConns/2 to leave the rest to
-	// reads and other writes.
-	CreateWorkers int
+	// WriteWorkers is how many group-commit batches (task submissions and
+	// audit batches, writes.go) may be in flight at once; 0 means 2. Each
+	// holds one pool connection while it runs, so it is capped at
+	// MaxConns/2 to leave the rest to reads and other writes.
+	WriteWorkers int
 }
 
 // DB is a controlplane.Store backed by a PostgreSQL connection pool.
@@ -42,8 +42,9 @@ type DB struct {
 	// on (leases.go).
 	dbClock   bool
 	closeOnce sync.Once
-	// creates batches concurrent task submissions (tasks_create.go).
-	creates *storeutil.GroupCommit[storeutil.NewTask]
+	// writes batches concurrent task submissions and audit batches into
+	// one statement per commit (writes.go).
+	writes *storeutil.GroupCommit[writeUnit]
 }
 
 var _ controlplane.Store = (*DB)(nil)
@@ -79,14 +80,14 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		db.pool.Close()
 		return nil, err
 	}
-	workers := opts.CreateWorkers
+	workers := opts.WriteWorkers
 	if workers <= 0 {
-		workers = defaultCreateWorkers
+		workers = defaultWriteWorkers
 	}
 	workers = max(1, min(workers, int(cfg.MaxConns)/2))
-	db.creates = storeutil.NewGroupCommit(maxCreateBatch, workers, db.insertTasks)
+	db.writes = storeutil.NewGroupCommit(maxWriteBatch, workers, db.writeUnits)
 	db.log.Info("postgres store open", "host", cfg.ConnConfig.Host, "database", cfg.ConnConfig.Database,
-		"max_conns", cfg.MaxConns, "create_workers", workers)
+		"max_conns", cfg.MaxConns, "write_workers", workers)
 	return db, nil
 }
 
@@ -98,11 +99,11 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close waits for in-flight task batches, then closes the pool. It is safe
+// Close waits for in-flight group-commit batches, then closes the pool. It is safe
 // to call more than once.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		db.creates.Close()
+		db.writes.Close()
 		db.pool.Close()
 	})
 	return nil

@@ -4,35 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// Task submission uses group commit (storeutil.GroupCommit), like the SQLite
-// store. With synchronous_commit on, every commit waits for a WAL flush to
-// disk, which costs milliseconds on this class of machine whatever the
-// transaction's size; so the CreateTask calls waiting at one moment (up to
-// maxCreateBatch) are written by one statement — one round trip, one flush.
-// A failed batch is retried one task per statement so that one bad task (an
-// unknown owner, a value PostgreSQL rejects) fails only its own caller.
-const maxCreateBatch = 256
-
-// defaultCreateWorkers is two: while one batch waits for its WAL flush the
-// next one forms and is sent, so the disk never idles between flushes. More
-// workers only make batches smaller (more per-statement CPU on a small
-// machine) without adding flush bandwidth: PostgreSQL already flushes the
-// WAL of concurrent commits together.
-const defaultCreateWorkers = 2
-
-// createTasksSQL inserts a whole batch, given as one array per column, with
-// the tasks' first events, in one atomic statement. IDs are drawn from the
-// identity sequence in the numbered CTE n and inserted explicitly
-// (OVERRIDING SYSTEM VALUE), so each input row's ID is known by its ordinal
-// without relying on the order of RETURNING. n is read three times and calls
-// a volatile function, so PostgreSQL evaluates it once.
-const createTasksSQL = `WITH n AS (
+// createTasksCTE inserts tasks, given as one array per column ($1–$25,
+// the time in $26), with their first events; part of writeBatchSQL
+// (writes.go). n numbers the rows and draws their IDs.
+const createTasksCTE = `n AS (
 	SELECT nextval(pg_get_serial_sequence('tasks', 'id')) AS id, u.ord, u.name, u.command, u.image, u.args,
 		u.env, u.device_count, u.memory_mib, u.compute_percent, u.vendor, u.models, u.qos, u.priority,
 		u.timeout_seconds, u.max_retries, u.labels, u.tenant, u.project, u.cpu_milli, u.host_memory_mib,
@@ -60,66 +39,24 @@ const createTasksSQL = `WITH n AS (
 ), e AS (
 	INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
 	SELECT id, '', 'submitted', reason, CASE WHEN owner = '' THEN 'system' ELSE owner END, $26 FROM t
-)
-SELECT ord, id, owner FROM n`
+)`
 
 // CreateTask validates t.Spec, stores t in TaskSubmitted together with its
 // first event, and sets ID, State, Owner and timestamps. A non-empty t.Owner
-// is kept; otherwise the owner's username is looked up.
+// is kept; otherwise the owner's username is looked up. Concurrent calls
+// share one statement and one commit (writes.go).
 func (db *DB) CreateTask(ctx context.Context, t *controlplane.Task) error {
 	n, err := storeutil.PrepareTask(t)
 	if err != nil {
 		return err
 	}
-	if err := db.creates.Do(ctx, n); err != nil {
+	if err := db.writes.Do(ctx, writeUnit{task: &n}); err != nil {
 		return fmt.Errorf("create task: %w", err)
 	}
 	return nil
 }
 
-// insertTasks is the GroupCommit write function: the whole batch in one
-// statement. The callers' tasks are updated only after it succeeded.
-func (db *DB) insertTasks(ctx context.Context, batch []storeutil.NewTask) error {
-	now := db.now()
-	rows, err := db.pool.Query(ctx, createTasksSQL, append(taskColumns(batch), now)...)
-	if err != nil {
-		return db.insertTasksErr(batch, err)
-	}
-	ids := make([]int64, len(batch))
-	owners := make([]string, len(batch))
-	seen := 0
-	var ord, id int64
-	var owner string
-	_, err = pgx.ForEachRow(rows, []any{&ord, &id, &owner}, func() error {
-		if ord < 1 || ord > int64(len(batch)) || ids[ord-1] != 0 {
-			return fmt.Errorf("unexpected row ordinal %d", ord)
-		}
-		ids[ord-1], owners[ord-1] = id, owner
-		seen++
-		return nil
-	})
-	if err != nil {
-		return db.insertTasksErr(batch, err)
-	}
-	if seen != len(batch) {
-		return fmt.Errorf("inserted %d of %d tasks", seen, len(batch))
-	}
-	for i, n := range batch {
-		n.Submitted(ids[i], owners[i], now)
-	}
-	return nil
-}
-
-// insertTasksErr names the missing owner when the batch is one task (the
-// one-by-one retry of a failed batch comes here with the culprit alone).
-func (db *DB) insertTasksErr(batch []storeutil.NewTask, err error) error {
-	if isForeignKey(err) && len(batch) == 1 {
-		return fmt.Errorf("task owner %d: %w", batch[0].Task.OwnerID, controlplane.ErrNotFound)
-	}
-	return mapErr(err)
-}
-
-// taskArrays holds a batch column by column, the shape createTasksSQL
+// taskArrays holds tasks column by column, the shape createTasksCTE
 // unnests.
 type taskArrays struct {
 	name, command, image, args, env, vendor, models, qos, labels, tenant, project, gang, owner, reason []string
@@ -128,7 +65,7 @@ type taskArrays struct {
 	ownerID                                                                                            []int64
 }
 
-// taskColumns turns the batch into the 25 column arrays of createTasksSQL,
+// taskColumns turns the tasks into the 25 column arrays of createTasksCTE,
 // in parameter order.
 func taskColumns(batch []storeutil.NewTask) []any {
 	var a taskArrays

@@ -40,12 +40,21 @@ func newBatchCase(t *testing.T, db *postgres.DB) batchCase {
 	return c
 }
 
-func (c batchCase) prepared(t *testing.T) []storeutil.NewTask {
-	out := make([]storeutil.NewTask, len(c.tasks))
+func (c batchCase) units(t *testing.T) []postgres.WriteUnit {
+	out := make([]postgres.WriteUnit, len(c.tasks))
 	for i, task := range c.tasks {
 		n, err := storeutil.PrepareTask(task)
 		require.NoError(t, err)
-		out[i] = n
+		out[i] = postgres.TaskUnit(n)
+	}
+	return out
+}
+
+func auditEntries(action string, n int) []*controlplane.AuditEntry {
+	out := make([]*controlplane.AuditEntry, n)
+	for i := range out {
+		out[i] = &controlplane.AuditEntry{At: time.Now().UTC().Truncate(time.Microsecond), Actor: "alice",
+			Module: controlplane.ModuleAPI, Level: controlplane.LevelInfo, Action: action, Result: "ok"}
 	}
 	return out
 }
@@ -72,21 +81,28 @@ func (c batchCase) check(t *testing.T, db *postgres.DB, got []error) {
 	}
 }
 
-// TestCreateTaskBatchFailsOnlyBadTask queues the five tasks behind a blocked
-// batch so that they are tried as one statement, which fails; the one-by-one
-// retry must then fail only the two bad tasks.
+// TestCreateTaskBatchFailsOnlyBadTask queues the five tasks and an audit
+// batch behind a blocked batch so that they are tried as one statement,
+// which fails; the one-by-one retry must then fail only the two bad tasks.
 func TestCreateTaskBatchFailsOnlyBadTask(t *testing.T) {
 	db := pgtest.Open(t)
 	c := newBatchCase(t, db)
-	items := c.prepared(t)
+	audit := auditEntries("batch.audit", 3)
+	items := append(c.units(t), postgres.AuditUnit(audit))
 
 	t.Run("the batch statement is all or nothing", func(t *testing.T) {
-		require.Error(t, postgres.InsertTasks(db, t.Context(), items))
+		require.Error(t, postgres.WriteUnits(db, t.Context(), items))
 		_, total, err := db.ListTasks(t.Context(), controlplane.TaskFilter{})
+		require.NoError(t, err)
+		require.Zero(t, total)
+		_, total, err = db.ListAudit(t.Context(), controlplane.AuditFilter{Query: "batch.audit"})
 		require.NoError(t, err)
 		require.Zero(t, total)
 		for _, task := range c.tasks {
 			require.Zero(t, task.ID)
+		}
+		for _, e := range audit {
+			require.Zero(t, e.ID)
 		}
 	})
 
@@ -95,20 +111,23 @@ func TestCreateTaskBatchFailsOnlyBadTask(t *testing.T) {
 		var once sync.Once
 		var mu sync.Mutex
 		var sizes []int
-		write := func(ctx context.Context, batch []storeutil.NewTask) error {
+		write := func(ctx context.Context, batch []postgres.WriteUnit) error {
 			once.Do(func() { close(entered); <-gate })
 			mu.Lock()
 			sizes = append(sizes, len(batch))
 			mu.Unlock()
-			return postgres.InsertTasks(db, ctx, batch)
+			return postgres.WriteUnits(db, ctx, batch)
 		}
 		g := storeutil.NewGroupCommit(256, 1, write)
-		defer g.Close()
+		t.Cleanup(g.Close)
+		var opened sync.Once
+		release := func() { opened.Do(func() { close(gate) }) }
+		t.Cleanup(release) // before Close, so a failed assertion cannot hang
 
 		blocker, err := storeutil.PrepareTask(&controlplane.Task{Spec: storetest.MinimalSpec("blocker")})
 		require.NoError(t, err)
 		blockerErr := make(chan error, 1)
-		go func() { blockerErr <- g.Do(t.Context(), blocker) }()
+		go func() { blockerErr <- g.Do(t.Context(), postgres.TaskUnit(blocker)) }()
 		<-entered
 		got := make([]error, len(items))
 		var wg sync.WaitGroup
@@ -120,17 +139,29 @@ func TestCreateTaskBatchFailsOnlyBadTask(t *testing.T) {
 			}()
 		}
 		require.Eventually(t, func() bool { return g.Queued() == len(items) }, 10*time.Second, time.Millisecond)
-		close(gate)
+		release()
 		wg.Wait()
 		require.NoError(t, <-blockerErr)
 
-		require.Equal(t, []int{1, len(items), 1, 1, 1, 1, 1}, sizes, "blocker, the failed batch, then one by one")
-		c.check(t, db, got)
+		require.Equal(t, []int{1, len(items), 1, 1, 1, 1, 1, 1}, sizes, "blocker, the failed batch, then one by one")
+		c.check(t, db, got[:len(c.tasks)])
+		require.NoError(t, got[len(c.tasks)], "the audit batch does not fail with the bad tasks")
+		stored, total, err := db.ListAudit(t.Context(), controlplane.AuditFilter{Query: "batch.audit"})
+		require.NoError(t, err)
+		require.Equal(t, len(audit), total)
+		byID := map[int64]*controlplane.AuditEntry{}
+		for _, e := range stored {
+			byID[e.ID] = e
+		}
+		for _, e := range audit {
+			require.Equal(t, e, byID[e.ID], "each entry got its own id")
+		}
 	})
 }
 
-// TestCreateTaskConcurrentWithBadTasks goes through CreateTask itself:
-// however the submissions are batched, each caller gets its own result.
+// TestCreateTaskConcurrentWithBadTasks goes through CreateTask and
+// AppendAuditBatch themselves: however the writes are batched, each caller
+// gets its own result.
 func TestCreateTaskConcurrentWithBadTasks(t *testing.T) {
 	db := pgtest.Open(t)
 	var cases []batchCase
@@ -139,6 +170,19 @@ func TestCreateTaskConcurrentWithBadTasks(t *testing.T) {
 	}
 	got := make([][]error, len(cases))
 	var wg sync.WaitGroup
+	audits := make([][]*controlplane.AuditEntry, 8)
+	auditErrs := make([]error, len(audits))
+	for i := range audits {
+		audits[i] = auditEntries("concurrent.audit", 4)
+		if i == 3 {
+			audits[i][2].Detail = "nul\x00byte" // fails this audit batch only
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			auditErrs[i] = db.AppendAuditBatch(t.Context(), audits[i])
+		}()
+	}
 	for ci, c := range cases {
 		got[ci] = make([]error, len(c.tasks))
 		for i, task := range c.tasks {
@@ -156,4 +200,14 @@ func TestCreateTaskConcurrentWithBadTasks(t *testing.T) {
 	_, total, err := db.ListTasks(t.Context(), controlplane.TaskFilter{})
 	require.NoError(t, err)
 	require.Equal(t, 3*len(cases), total)
+	for i, err := range auditErrs {
+		if i == 3 {
+			require.ErrorIs(t, err, controlplane.ErrInvalid)
+			continue
+		}
+		require.NoError(t, err)
+	}
+	_, total, err = db.ListAudit(t.Context(), controlplane.AuditFilter{Query: "concurrent.audit"})
+	require.NoError(t, err)
+	require.Equal(t, 4*(len(audits)-1), total)
 }

@@ -81,7 +81,7 @@ func Defaults() Config {
 			LockoutDuration: Duration(15 * time.Minute),
 			APIKeyCacheTTL:  Duration(30 * time.Second),
 		},
-		Metrics: metricstore.Defaults(),
+		Metrics: metricsDefaults(),
 	}
 }
 
@@ -147,6 +147,14 @@ func (c Config) Validate() error {
 		bad("metrics: %w", err)
 	}
 	return errors.Join(errs...)
+}
+
+// metricsDefaults are metricstore's defaults with the TSDB directory left
+// empty, so that it follows data_dir (see metricsConfig) unless set.
+func metricsDefaults() metricstore.Config {
+	m := metricstore.Defaults()
+	m.Dir = ""
+	return m
 }
 
 // metricsConfig is Metrics with the TSDB directory defaulted under DataDir.

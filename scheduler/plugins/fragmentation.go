@@ -53,21 +53,6 @@ type fragSpec struct {
 	allowed []bool // by model id
 }
 
-// nodeCache holds one node's per-spec aggregates at one node version.
-type nodeCache struct {
-	version uint64
-	total   int64   // free milli on the node
-	f       int64   // F_n × weightScale
-	cnt     []int16 // per spec: devices that can take one slice of it
-	lt      []int64 // per spec: free milli on the other devices
-}
-
-// weightScale turns popularity shares into integers (1e-6 resolution), so
-// F is exact integer arithmetic: floating sums in different orders would
-// turn true ties into arbitrary sub-epsilon differences, and REFERENCE.md
-// shows the tie rule alone moves FGD by points.
-const weightScale = 1e6
-
 type fragmentationArgs struct {
 	// Coverage of the target workload when built from observed tasks
 	// (ObserveWorkload): 1.0 keeps every shape, FGD's paper used 0.95.
@@ -257,111 +242,6 @@ func (p *Fragmentation) Delta(n *model.NodeInfo, r *model.Request, slices []mode
 // NodeFrag is F_n for n's current state, in milli-devices.
 func (p *Fragmentation) NodeFrag(n *model.NodeInfo) float64 {
 	return float64(p.stateLocked(n).f) / weightScale
-}
-
-// usable: can device d (free milli, free memory, still shareable) take one
-// slice of spec m?
-func (m *fragSpec) usable(d *model.Device, homog bool, free int32, memFree int64, shareable bool) bool {
-	return shareable && free >= m.milli && (homog || m.allowed[d.ModelID()]) && (m.mem == 0 || memFree >= m.mem)
-}
-
-// specF is F_n(m) from the per-spec aggregates: everything free is a
-// fragment unless the node can host m, then only the unusable devices.
-func (m *fragSpec) specF(cpu, total int64, cnt int, lt int64, modelOK bool) int64 {
-	if m.n == 0 || cpu < m.cpu || !modelOK || cnt < m.n {
-		return total
-	}
-	return lt
-}
-
-func shareable(st *model.DeviceState) bool {
-	return st.Mode == model.ModeFree || st.Mode == model.ModeShared
-}
-
-// stateLocked returns n's cached aggregates, recomputing them (O(|M| ×
-// devices)) only when the node changed; candidates are then priced in
-// O(|M|) each by deltaLocked.
-func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
-	var nc *nodeCache
-	if n.Index < len(p.nodes) {
-		nc = &p.nodes[n.Index]
-	} else {
-		nc = &nodeCache{}
-	}
-	if nc.version == n.Version && len(nc.cnt) == len(p.specs) {
-		return nc
-	}
-	if cap(nc.cnt) < len(p.specs) {
-		nc.cnt = make([]int16, len(p.specs))
-		nc.lt = make([]int64, len(p.specs))
-	}
-	nc.cnt, nc.lt = nc.cnt[:len(p.specs)], nc.lt[:len(p.specs)]
-	nc.total = 0
-	for i := range n.Devices {
-		nc.total += int64(n.Devices[i].FreeMilli)
-	}
-	homog := p.homogOf(n)
-	devs := n.Node.Devices
-	nc.f = 0
-	for si := range p.specs {
-		m := &p.specs[si]
-		cnt, lt := 0, int64(0)
-		for d := range n.Devices {
-			st := &n.Devices[d]
-			if m.usable(&devs[d], homog >= 0, st.FreeMilli, devs[d].MemoryMiB-st.MemUsed, shareable(st)) {
-				cnt++
-			} else {
-				lt += int64(st.FreeMilli)
-			}
-		}
-		nc.cnt[si], nc.lt[si] = int16(cnt), lt
-		nc.f += m.w * m.specF(n.FreeCPU, nc.total, cnt, lt, homog < 0 || m.allowed[homog])
-	}
-	nc.version = n.Version
-	return nc
-}
-
-func (p *Fragmentation) homogOf(n *model.NodeInfo) int {
-	if n.Index < len(p.homog) {
-		return p.homog[n.Index]
-	}
-	return homogeneousModel(n.Node)
-}
-
-// deltaLocked prices placing slices (and moving free CPU to cpuAfter) on n
-// from the cached aggregates: each changed device leaves or joins each
-// spec's usable set. Exact integer arithmetic (weights × milli).
-func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, cpuAfter int64, slices []model.Slice, qos model.QoS, ratio int64) int64 {
-	totalAfter := nc.total
-	for i := range slices {
-		totalAfter -= int64(slices[i].ComputeMilli)
-	}
-	homog := p.homogOf(n)
-	devs := n.Node.Devices
-	var delta int64
-	for si := range p.specs {
-		m := &p.specs[si]
-		cnt, lt := int(nc.cnt[si]), nc.lt[si]
-		for i := range slices {
-			s := &slices[i]
-			d, st := &devs[s.Device], &n.Devices[s.Device]
-			memFree := d.MemoryMiB - st.MemUsed
-			if m.usable(d, homog >= 0, st.FreeMilli, memFree, shareable(st)) {
-				cnt--
-			} else {
-				lt -= int64(st.FreeMilli)
-			}
-			free := st.FreeMilli - s.ComputeMilli
-			if m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold) {
-				cnt++
-			} else {
-				lt += int64(free)
-			}
-		}
-		modelOK := homog < 0 || m.allowed[homog]
-		delta += m.w * (m.specF(cpuAfter, totalAfter, cnt, lt, modelOK) - m.specF(n.FreeCPU, nc.total, int(nc.cnt[si]), nc.lt[si], modelOK))
-	}
-	return delta
 }
 
 // String describes the loaded workload (for logs).
