@@ -25,7 +25,7 @@ const (
 // testServer is the assembled control plane listening on random ports
 // over a SQLite store and an embedded TSDB in dir.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	app  *App
 	base string
 	http *http.Client
@@ -33,7 +33,7 @@ type testServer struct {
 
 // startServer starts App on dir (a fresh or a previously used data dir)
 // and shuts it down when the test ends, unless the test did already.
-func startServer(t *testing.T, dir string) *testServer {
+func startServer(t testing.TB, dir string) *testServer {
 	t.Helper()
 	cfg := server.Defaults()
 	cfg.APIAddr, cfg.ConsoleAddr = "127.0.0.1:0", "127.0.0.1:0"

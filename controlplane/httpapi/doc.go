@@ -18,7 +18,7 @@
 // table, request IDs, logs, metrics, CORS, size limits and auditing:
 //
 //	api.Handle(http.MethodPost, "/api/v1/agents/heartbeat",
-//		httpapi.Perm(auth.ResNodes, auth.ActWrite), heartbeatHandler)
+//		httpapi.Perm(auth.ResNodes, auth.ActWrite).ForAgents(), heartbeatHandler)
 //	api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), queryAPI)
 //	httpapi.Register(api, huma.Operation{OperationID: "list-alerts", Method: http.MethodGet,
 //		Path: httpapi.Prefix + "/alerts"}, httpapi.Perm(auth.ResAlerts, auth.ActRead), listAlerts)
@@ -28,6 +28,10 @@
 // Register documents the route in the OpenAPI document; Handle and Mount do
 // not. All three add the route to Routes(), which the permission-matrix test
 // walks, so a new route without a matrix expectation fails that test.
+// ForAgents and ForPeople narrow a permission held by both node agents and
+// people (nodes:write) to one of them, so that the declared Access, which
+// Routes() and Access.Allows report, is what the check enforces; the
+// whole-server access test (controlplane/app) holds every route to it.
 // Api.Require(access) is the same permission check as chi middleware for
 // routers built elsewhere; Registry() is the Prometheus registry served at
 // /metrics for other collectors.

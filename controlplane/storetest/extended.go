@@ -45,6 +45,7 @@ func RunExtended(t *testing.T, open FullOpener) {
 		{"Retryable", testRetryable},
 		{"TaskSchedule", testTaskSchedule},
 		{"Lease", testLease},
+		{"Races", testRacesExt},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

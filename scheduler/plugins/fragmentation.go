@@ -28,6 +28,7 @@ type Fragmentation struct {
 	h         framework.Handle
 	coverage  float64
 	gpuWeight float64
+	host      bool
 	// pending is the latest workload from SetWorkload (any goroutine);
 	// PreScore, on the scheduling goroutine, compiles it into specs. Assign
 	// and Score therefore run lock-free: the framework serialises cycles.
@@ -49,6 +50,7 @@ type fragSpec struct {
 	n       int
 	milli   int32
 	mem     int64
+	hostMem int64
 	w       int64  // popularity × weightScale: integer, so equal growths tie exactly
 	allowed []bool // by model id
 }
@@ -62,6 +64,12 @@ type fragmentationArgs struct {
 	// but large (multi-device) shapes count by the capacity they need,
 	// not only by how often they arrive. 0 = FGD's pure popularity.
 	GPUWeight float64 `yaml:"gpuWeight"`
+	// HostAware also counts device capacity the host cannot feed: a node
+	// without the host memory for a shape cannot host it, and usable devices
+	// beyond what the free CPU and memory can serve with repeated instances
+	// of a shape are fragments for it (see specF). false = FGD's rule (only
+	// "CPU below one instance" strands).
+	HostAware bool `yaml:"hostAware"`
 }
 
 var (
@@ -83,7 +91,7 @@ func NewFragmentation(args framework.Args, h framework.Handle) (framework.Plugin
 	if a.GPUWeight < 0 || a.GPUWeight > 1000 {
 		return nil, fmt.Errorf("gpuWeight must be in [0, 1000], got %v", a.GPUWeight)
 	}
-	return &Fragmentation{h: h, coverage: a.Coverage, gpuWeight: a.GPUWeight}, nil
+	return &Fragmentation{h: h, coverage: a.Coverage, gpuWeight: a.GPUWeight, host: a.HostAware}, nil
 }
 
 // ObserveWorkload builds the target workload from observed requests with
@@ -163,7 +171,7 @@ func homogeneousModel(n *model.Node) int {
 func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 	p.specs = p.specs[:0]
 	for _, s := range p.raw {
-		fs := fragSpec{cpu: s.CPUMilli, n: s.DeviceCount, milli: s.ComputeMilli, mem: s.MemoryMiB,
+		fs := fragSpec{cpu: s.CPUMilli, n: s.DeviceCount, milli: s.ComputeMilli, mem: s.MemoryMiB, hostMem: s.HostMemoryMiB,
 			w:       int64(math.Round(s.Weight * weightScale)),
 			allowed: make([]bool, len(models))}
 		r := model.Request{Vendor: s.Vendor, Models: s.Models}
@@ -180,9 +188,9 @@ func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.NodeInfo, out *framework.Assignment) framework.Status {
 	r := c.Req
 	nc := p.stateLocked(n)
-	cpuAfter := n.FreeCPU - r.CPUMilli
+	after := hostState{cpu: n.FreeCPU - r.CPUMilli, mem: n.FreeMem - r.HostMemoryMiB}
 	if r.DeviceCount == 0 {
-		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, cpuAfter, nil, r.QoS, c.Cluster.RatioMilli()))/weightScale, NameFragmentation
+		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, after, nil, r.QoS, c.Cluster.RatioMilli()))/weightScale, NameFragmentation
 		return framework.OK
 	}
 	p.cands = fittingDevices(c, n, p.cands[:0])
@@ -192,7 +200,7 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 	ratio := c.Cluster.RatioMilli()
 	if r.DeviceCount > 1 {
 		pickSet(n, p.cands, r.DeviceCount, true, out)
-		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, cpuAfter, out.Slices, r.QoS, ratio))/weightScale, NameFragmentation
+		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, after, out.Slices, r.QoS, ratio))/weightScale, NameFragmentation
 		return framework.OK
 	}
 	// One device: try each distinct free level once (devices with the same
@@ -212,7 +220,7 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 			continue
 		}
 		p.one[0] = cd.slice
-		delta := p.deltaLocked(n, nc, cpuAfter, p.one[:], r.QoS, ratio)
+		delta := p.deltaLocked(n, nc, after, p.one[:], r.QoS, ratio)
 		if best < 0 || delta < bestDelta || (delta == bestDelta && cd.free < p.cands[best].free) {
 			best, bestDelta = i, delta
 		}
@@ -236,7 +244,8 @@ func (p *Fragmentation) Score(_ context.Context, c *framework.Cycle, n *model.No
 // goroutine (after PreScore), not concurrently with Schedule.
 func (p *Fragmentation) Delta(n *model.NodeInfo, r *model.Request, slices []model.Slice, ratioMilli int64) float64 {
 	nc := p.stateLocked(n)
-	return float64(p.deltaLocked(n, nc, n.FreeCPU-r.CPUMilli, slices, r.QoS, ratioMilli)) / weightScale
+	after := hostState{cpu: n.FreeCPU - r.CPUMilli, mem: n.FreeMem - r.HostMemoryMiB}
+	return float64(p.deltaLocked(n, nc, after, slices, r.QoS, ratioMilli)) / weightScale
 }
 
 // NodeFrag is F_n for n's current state, in milli-devices.

@@ -12,13 +12,17 @@ import (
 // WorkloadSpec is one task shape of the target workload M with its
 // popularity (share of all observed tasks, by count).
 type WorkloadSpec struct {
-	CPUMilli     int64    `json:"cpu_milli"`
-	DeviceCount  int      `json:"device_count"`
-	ComputeMilli int32    `json:"compute_milli"`
-	MemoryMiB    int64    `json:"memory_mib"`
-	Vendor       string   `json:"vendor,omitempty"`
-	Models       []string `json:"models,omitempty"`
-	Weight       float64  `json:"weight"`
+	CPUMilli     int64 `json:"cpu_milli"`
+	DeviceCount  int   `json:"device_count"`
+	ComputeMilli int32 `json:"compute_milli"`
+	MemoryMiB    int64 `json:"memory_mib"`
+	// HostMemoryMiB is the mean host memory of the shape's tasks. It is not
+	// part of the shape key (FGD groups by CPU and devices only), so the
+	// literal FGD workload is unchanged; host-aware scoring uses it.
+	HostMemoryMiB int64    `json:"host_memory_mib,omitempty"`
+	Vendor        string   `json:"vendor,omitempty"`
+	Models        []string `json:"models,omitempty"`
+	Weight        float64  `json:"weight"`
 }
 
 // BuildWorkload groups observed requests by shape (CPU, device count,
@@ -34,6 +38,7 @@ func BuildWorkload(reqs []model.Request, coverage float64) ([]WorkloadSpec, erro
 		spec WorkloadSpec
 		key  string
 		n    int
+		mem  int64 // Σ host memory
 	}
 	byKey := map[string]*agg{}
 	for i := range reqs {
@@ -52,6 +57,7 @@ func BuildWorkload(reqs []model.Request, coverage float64) ([]WorkloadSpec, erro
 			byKey[k] = a
 		}
 		a.n++
+		a.mem += r.HostMemoryMiB
 	}
 	all := make([]*agg, 0, len(byKey))
 	for _, a := range byKey {
@@ -72,6 +78,7 @@ func BuildWorkload(reqs []model.Request, coverage float64) ([]WorkloadSpec, erro
 			break
 		}
 		a.spec.Weight = float64(a.n) / total
+		a.spec.HostMemoryMiB = a.mem / int64(a.n)
 		out = append(out, a.spec)
 		covered += float64(a.n)
 	}

@@ -14,9 +14,14 @@ import LoginPage from './pages/LoginPage';
 import TasksPage from './pages/tasks/TasksPage';
 import UsersPage from './pages/users/UsersPage';
 import AuditPage from './pages/audit/AuditPage';
+import NodesPage from './pages/nodes/NodesPage';
 
 // ECharts is large: the metrics explorer loads it only when opened.
 const MetricsPage = lazy(() => import('./pages/metrics/MetricsPage'));
+const SlicesPage = lazy(() => import('./pages/slices/SlicesPage'));
+const PluginsPage = lazy(() => import('./pages/plugins/PluginsPage'));
+const DashboardPage = lazy(() => import('./pages/dashboard/DashboardPage'));
+const MonitoringPage = lazy(() => import('./pages/nodes/MonitoringPage'));
 
 function RequireRole({ min, children }: { min: Role; children: ReactNode }) {
   const { user } = useAuth();
@@ -52,7 +57,43 @@ export default function App() {
         }
       >
         <Route index element={<Navigate to={HOME} replace />} />
+        <Route
+          path="/dashboard"
+          element={
+            <Suspense fallback={<Spin />}>
+              <DashboardPage />
+            </Suspense>
+          }
+        />
+        <Route path="/nodes" element={<NodesPage />} />
+        <Route
+          path="/monitoring"
+          element={
+            <Suspense fallback={<Spin />}>
+              <MonitoringPage />
+            </Suspense>
+          }
+        />
         <Route path="/tasks" element={<TasksPage />} />
+        <Route path="/tasks/:id" element={<TasksPage />} />
+        <Route
+          path="/slices"
+          element={
+            <Suspense fallback={<Spin />}>
+              <SlicesPage />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/plugins"
+          element={
+            <RequireRole min="operator">
+              <Suspense fallback={<Spin />}>
+                <PluginsPage />
+              </Suspense>
+            </RequireRole>
+          }
+        />
         <Route
           path="/audit"
           element={

@@ -139,11 +139,11 @@ describe('web console', () => {
   step('admin logs in', async () => {
     await page.locator('#password').fill(ADMIN_PASSWORD);
     await page.getByTestId('login-submit').click();
-    await page.waitForURL(/\/tasks$/);
+    await page.waitForURL(/\/tasks$/); // back to the page asked for before login
     await until(async () => (await page.getByTestId('current-user').getAttribute('title')) === 'admin', 'current user in header');
     // Pages not built yet are disabled, never shown with placeholder content.
-    const dashboard = page.locator('li.ant-menu-item', { has: page.getByTestId('nav-dashboard') });
-    assert.equal(await dashboard.getAttribute('aria-disabled'), 'true');
+    const clusters = page.locator('li.ant-menu-item', { has: page.getByTestId('nav-clusters') });
+    assert.equal(await clusters.getAttribute('aria-disabled'), 'true');
   });
 
   step('admin creates a user', async () => {

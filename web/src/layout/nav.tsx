@@ -29,17 +29,17 @@ export interface NavItem {
 }
 
 export const NAV: NavItem[] = [
-  { key: 'dashboard', path: '/dashboard', icon: <DashboardOutlined />, built: false, minRole: 'viewer' },
-  { key: 'nodes', path: '/nodes', icon: <CloudServerOutlined />, built: false, minRole: 'viewer' },
-  { key: 'monitoring', path: '/monitoring', icon: <AreaChartOutlined />, built: false, minRole: 'viewer' },
+  { key: 'dashboard', path: '/dashboard', icon: <DashboardOutlined />, built: true, minRole: 'viewer' },
+  { key: 'nodes', path: '/nodes', icon: <CloudServerOutlined />, built: true, minRole: 'viewer' },
+  { key: 'monitoring', path: '/monitoring', icon: <AreaChartOutlined />, built: true, minRole: 'viewer' },
   { key: 'tasks', path: '/tasks', icon: <ProfileOutlined />, built: true, minRole: 'viewer' },
-  { key: 'slices', path: '/slices', icon: <PartitionOutlined />, built: false, minRole: 'viewer' },
+  { key: 'slices', path: '/slices', icon: <PartitionOutlined />, built: true, minRole: 'viewer' },
   { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, built: false, minRole: 'viewer' },
-  { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, built: false, minRole: 'operator' },
+  { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, built: true, minRole: 'operator' },
   { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, built: false, minRole: 'operator' },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, built: true, minRole: 'operator' },
   { key: 'users', path: '/users', icon: <TeamOutlined />, built: true, minRole: 'admin' },
   { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, built: true, minRole: 'viewer', needs: 'prometheus' },
 ];
 
-export const HOME = '/tasks';
+export const HOME = '/dashboard';

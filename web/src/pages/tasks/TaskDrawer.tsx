@@ -1,13 +1,32 @@
-// Task detail: the submitted spec, runtime fields and the state-transition
-// timeline from GET /tasks/{id}/events. Every value is rendered as text.
+// Task detail: the submitted spec, runtime fields, placement (slices),
+// the state-transition timeline from GET /tasks/{id}/events, logs and "why
+// pending". Every value is rendered as text. While the task is not finished
+// (and shortly after, while its last output is shipped) it refreshes itself.
 import { useQuery } from '@tanstack/react-query';
-import { Button, Descriptions, Drawer, Empty, Popconfirm, Space, Spin, Tag, Timeline, Typography } from 'antd';
+import { Alert, Button, Descriptions, Drawer, Empty, Popconfirm, Space, Spin, Tabs, Tag, Timeline, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { tasks } from '../../api/endpoints';
-import type { Task } from '../../api/types';
+import { TERMINAL_STATES, type Task } from '../../api/types';
 import { formatMap, formatTime } from '../../components/format';
 import TaskStateTag from './TaskStateTag';
 import { useCancelTask, useCanCancel } from './useCancelTask';
+import Placement from './detail/Placement';
+import TaskLogs from './detail/TaskLogs';
+import WhyPending from './detail/WhyPending';
+
+const FOLLOW_AFTER_END_MS = 30_000;
+
+/** following: the task may still change (or ship output) — poll it. */
+function following(task: Task): boolean {
+  if (!TERMINAL_STATES.includes(task.state)) return true;
+  const end = task.finished_at ? Date.parse(task.finished_at) : NaN;
+  return Number.isFinite(end) && Date.now() - end < FOLLOW_AFTER_END_MS;
+}
+
+/** isPreemption tells a requeue by preemption or defragmentation from other transitions. */
+function isPreemption(reason?: string): boolean {
+  return !!reason && /preempted|defragmentation/i.test(reason);
+}
 
 function Tags({ values }: { values: string[] }) {
   if (!values.length) return <>—</>;
@@ -66,11 +85,12 @@ function Spec({ task }: { task: Task }) {
   );
 }
 
-function Events({ taskId }: { taskId: number }) {
+function Events({ taskId, live }: { taskId: number; live: boolean }) {
   const { t } = useTranslation();
   const { data, isLoading } = useQuery({
     queryKey: ['task', taskId, 'events'],
     queryFn: () => tasks.events(taskId),
+    refetchInterval: live ? 2_000 : false,
   });
   if (isLoading) return <Spin />;
   const items = data?.items ?? [];
@@ -80,6 +100,7 @@ function Events({ taskId }: { taskId: number }) {
       data-testid="task-events"
       items={items.map((e) => ({
         key: e.id,
+        color: isPreemption(e.reason) ? 'red' : e.to === 'failed' ? 'red' : undefined,
         children: (
           <div>
             <Typography.Text strong>
@@ -94,7 +115,12 @@ function Events({ taskId }: { taskId: number }) {
                 {e.actor ? ` · ${t('tasks.by', { actor: e.actor })}` : ''}
               </Typography.Text>
             </div>
-            {e.reason && <div>{e.reason}</div>}
+            {e.reason && (
+              <div data-testid="task-event-reason">
+                {isPreemption(e.reason) && <Tag color="red">{t('sched.detail.preempted')}</Tag>}
+                {e.reason}
+              </div>
+            )}
           </div>
         ),
       }))}
@@ -110,13 +136,16 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
     queryKey: ['task', taskId],
     queryFn: () => tasks.get(taskId as number),
     enabled: taskId !== null,
+    refetchInterval: (q) => (q.state.data && following(q.state.data) ? 2_000 : false),
   });
+  const live = !!task && following(task);
+  const pending = task?.state === 'submitted' || task?.state === 'queued';
 
   return (
     <Drawer
       open={taskId !== null}
       onClose={onClose}
-      width={640}
+      width={760}
       title={task ? `#${task.id} ${task.name}` : t('tasks.detail')}
       destroyOnHidden
       extra={
@@ -138,12 +167,39 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
       {isLoading || !task ? (
         <Spin />
       ) : (
-        <Space direction="vertical" size="large" style={{ width: '100%' }}>
-          <Spec task={task} />
-          <div>
-            <Typography.Title level={5}>{t('tasks.events')}</Typography.Title>
-            <Events taskId={task.id} />
-          </div>
+        <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+          {task.state === 'failed' && task.reason && (
+            <Alert type="error" showIcon data-testid="task-failure-reason" message={t('sched.detail.failedBecause')} description={task.reason} />
+          )}
+          {pending && (
+            <Alert type="warning" showIcon data-testid="task-pending-reason" message={t('sched.detail.waiting')} description={task.reason || '—'} />
+          )}
+          <Tabs
+            defaultActiveKey={pending ? 'why' : 'spec'}
+            items={[
+              { key: 'spec', label: <span data-testid="task-tab-spec">{t('tasks.spec')}</span>, children: <Spec task={task} /> },
+              {
+                key: 'placement',
+                label: <span data-testid="task-tab-placement">{t('sched.detail.placement')}</span>,
+                children: <Placement task={task} live={live} />,
+              },
+              {
+                key: 'events',
+                label: <span data-testid="task-tab-events">{t('tasks.events')}</span>,
+                children: <Events taskId={task.id} live={live} />,
+              },
+              {
+                key: 'logs',
+                label: <span data-testid="task-tab-logs">{t('sched.detail.logs')}</span>,
+                children: <TaskLogs taskId={task.id} currentAttempt={task.attempt ?? 0} live={live} />,
+              },
+              {
+                key: 'why',
+                label: <span data-testid="task-tab-why">{t('sched.detail.why')}</span>,
+                children: <WhyPending taskId={task.id} live={pending} />,
+              },
+            ]}
+          />
         </Space>
       )}
     </Drawer>

@@ -1,6 +1,8 @@
 // Task list: filters (state, label, keyword, time range), server-side
-// pagination, a detail drawer and cancel with confirmation.
+// pagination, a detail drawer (also reachable as /tasks/:id), cancel with
+// confirmation, and the task creation wizard (role user and above).
 import { useState } from 'react';
+import { useNavigate, useParams } from 'react-router-dom';
 import { Button, Card, DatePicker, Form, Input, Popconfirm, Select, Space, Table, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { Dayjs } from 'dayjs';
@@ -12,6 +14,9 @@ import { usePagedList } from '../../components/usePagedList';
 import TaskDrawer from './TaskDrawer';
 import TaskStateTag from './TaskStateTag';
 import { useCancelTask, useCanCancel } from './useCancelTask';
+import { useAuth } from '../../auth/AuthContext';
+import { atLeast } from '../../auth/roles';
+import TaskWizard from './wizard/TaskWizard';
 
 interface FilterValues {
   state?: string[];
@@ -34,12 +39,18 @@ function toFilter(v: FilterValues): Filter {
 export default function TasksPage() {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
-  const [openId, setOpenId] = useState<number | null>(null);
+  const { id: routeId } = useParams();
+  const navigate = useNavigate();
+  const { user } = useAuth();
+  const [wizardOpen, setWizardOpen] = useState(false);
+  // The open task lives in the URL so a detail can be linked and reloaded.
+  const openId = routeId && /^\d+$/.test(routeId) ? Number(routeId) : null;
+  const setOpenId = (id: number | null) => navigate(id === null ? '/tasks' : `/tasks/${id}`);
   const cancel = useCancelTask();
   const canCancel = useCanCancel();
 
   const { data, isFetching, refetch, apply, pagination } = usePagedList<Filter, Task>('tasks', tasks.list, {
-    refetchInterval: 15_000,
+    refetchInterval: 5_000, // follow tasks the scheduler is placing and running
   });
 
   const columns: ColumnsType<Task> = [
@@ -94,9 +105,16 @@ export default function TasksPage() {
 
   return (
     <Card title={t('tasks.title')} extra={
-        <Button onClick={() => refetch()} data-testid="task-refresh">
-          {t('common.refresh')}
-        </Button>
+        <Space>
+          {atLeast(user?.role, 'user') && (
+            <Button type="primary" onClick={() => setWizardOpen(true)} data-testid="task-new">
+              {t('sched.wizard.open')}
+            </Button>
+          )}
+          <Button onClick={() => refetch()} data-testid="task-refresh">
+            {t('common.refresh')}
+          </Button>
+        </Space>
       }>
       <Form<FilterValues> form={form} layout="inline" onFinish={(v) => apply(toFilter(v))} style={{ marginBottom: 16, rowGap: 8 }}>
         <Form.Item name="state" label={t('tasks.state')}>
@@ -143,6 +161,15 @@ export default function TasksPage() {
         pagination={pagination}
       />
       <TaskDrawer taskId={openId} onClose={() => setOpenId(null)} />
+      <TaskWizard
+        open={wizardOpen}
+        onClose={() => setWizardOpen(false)}
+        onCreated={(id) => {
+          setWizardOpen(false);
+          void refetch();
+          setOpenId(id);
+        }}
+      />
     </Card>
   );
 }

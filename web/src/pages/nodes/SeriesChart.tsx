@@ -1,0 +1,91 @@
+// A small line chart of one range query with a card title, inline query
+// errors, and an empty state when the query returns no samples: a chart
+// never shows invented points. Series names come from metric labels, i.e.
+// untrusted data, so the tooltip is built from DOM text nodes.
+import { useMemo } from 'react';
+import { Alert, Card, Empty, Spin } from 'antd';
+import type { UseQueryResult } from '@tanstack/react-query';
+import type { EChartsCoreOption } from 'echarts/core';
+import dayjs from 'dayjs';
+import EChart from '../../components/EChart';
+import { errorText } from '../../components/notify';
+import { sampleValue, type Labels, type PromResponse, type QueryData } from '../../api/prometheus';
+
+interface Props {
+  title: string;
+  query: UseQueryResult<PromResponse<QueryData>>;
+  /** legend names a series from its labels. */
+  legend: (m: Labels) => string;
+  format: (v: number) => string;
+  emptyText: string;
+  testId: string;
+  height?: number;
+}
+
+interface TooltipParam {
+  seriesName: string;
+  value: [number, number | null];
+  color: string;
+}
+
+function tooltipOf(format: (v: number) => string) {
+  return (params: TooltipParam | TooltipParam[]): HTMLElement => {
+    const list = Array.isArray(params) ? params : [params];
+    const root = document.createElement('div');
+    const head = document.createElement('div');
+    head.style.fontWeight = '600';
+    head.textContent = list.length ? dayjs(list[0].value[0]).format('YYYY-MM-DD HH:mm:ss') : '';
+    root.appendChild(head);
+    for (const p of list.slice(0, 24)) {
+      const line = document.createElement('div');
+      const dot = document.createElement('span');
+      dot.style.cssText = `display:inline-block;width:8px;height:8px;border-radius:4px;margin-right:6px;background:${p.color}`;
+      line.appendChild(dot);
+      line.appendChild(document.createTextNode(`${p.seriesName}: ${p.value[1] === null ? '—' : format(p.value[1])}`));
+      root.appendChild(line);
+    }
+    return root;
+  };
+}
+
+/** hasSamples is true when at least one series has one finite value. */
+export function hasSamples(data?: QueryData): boolean {
+  return data?.resultType === 'matrix' && data.result.some((s) => s.values.some(([, v]) => sampleValue(v) !== null));
+}
+
+export default function SeriesChart({ title, query, legend, format, emptyText, testId, height = 240 }: Props) {
+  const data = query.data?.data;
+  const option = useMemo<EChartsCoreOption | null>(() => {
+    if (!hasSamples(data) || data?.resultType !== 'matrix') return null;
+    const series = data.result
+      .map((s) => ({
+        name: legend(s.metric),
+        type: 'line',
+        showSymbol: false,
+        connectNulls: false,
+        data: s.values.map(([ts, v]) => [ts * 1000, sampleValue(v)]),
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    return {
+      animation: false,
+      tooltip: { trigger: 'axis', confine: true, formatter: tooltipOf(format) },
+      legend: { type: 'scroll', bottom: 0 },
+      grid: { left: 72, right: 16, top: 12, bottom: 48 },
+      xAxis: { type: 'time' },
+      yAxis: { type: 'value', scale: false, axisLabel: { formatter: (v: number) => format(v) } },
+      series,
+    };
+  }, [data, legend, format]);
+
+  let body;
+  if (query.error) body = <Alert type="error" showIcon message={errorText(query.error)} />;
+  else if (query.isPending) body = <Spin />;
+  else if (!option) body = <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={emptyText} data-testid={`${testId}-empty`} />;
+  else body = <EChart option={option} height={height} />;
+
+  return (
+    <Card size="small" title={title} data-testid={testId} data-state={option ? 'data' : query.error ? 'error' : 'empty'}>
+      <div style={{ minHeight: height }}>{body}</div>
+    </Card>
+  );
+}
