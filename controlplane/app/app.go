@@ -60,7 +60,11 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	if !ok {
 		return fmt.Errorf("scheduling: the %T store has no scheduling tables yet", a.srv.Store())
 	}
-	sched, err := scheduling.New(scheduling.Options{Store: st, Logger: log, Registry: a.srv.API().Registry(),
+	cfg, err := schedulingConfig(a.srv.Config().Scheduling)
+	if err != nil {
+		return err
+	}
+	sched, err := scheduling.New(scheduling.Options{Store: st, Config: cfg, Logger: log, Registry: a.srv.API().Registry(),
 		Notifier: agents, Sampler: a.srv.Querier()})
 	if err != nil {
 		return err

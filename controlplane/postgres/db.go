@@ -23,7 +23,11 @@ type Options struct {
 	Now func() time.Time
 	// MaxConns caps the pool unless the DSN sets pool_max_conns; 0 means
 	// max(8, 4×GOMAXPROCS): enough in-flight statements to hide network
-	// latency without overloading a small server.
+	// latency without overloading a small server. On 2 cores that is 8:
+	// submissions and audit batches hold at most WriteWorkers (2) of them
+	// however many callers wait, which leaves 6 for reads and the
+	// scheduler — near PostgreSQL's own rule of thumb of about two active
+	// connections per core, plus some that wait on I/O.
 	MaxConns int32
 	// WriteWorkers is how many group-commit batches (task submissions and
 	// audit batches, writes.go) may be in flight at once; 0 means 2. Each

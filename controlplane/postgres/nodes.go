@@ -46,7 +46,7 @@ func (db *DB) EnrollNode(ctx context.Context, tokenHash string, n *controlplane.
 		var id int64
 		var used *time.Time
 		var expires time.Time
-		err := tx.QueryRow(ctx, `SELECT id, used_at, expires_at FROM bootstrap_tokens WHERE token_hash = $1`,
+		err := tx.QueryRow(ctx, `SELECT id, used_at, expires_at FROM bootstrap_tokens WHERE token_hash = $1 FOR UPDATE`,
 			tokenHash).Scan(&id, &used, &expires)
 		if err != nil {
 			return fmt.Errorf("bootstrap token: %w", mapErr(err))

@@ -37,6 +37,26 @@ type Config struct {
 	// Metrics is the metrics store: embedded TSDB (default, under
 	// <data_dir>/metrics) or a remote Prometheus-compatible store.
 	Metrics metricstore.Config `yaml:"metrics"`
+	// Scheduling holds the operator's choices for the live scheduler.
+	Scheduling SchedulingConfig `yaml:"scheduling"`
+}
+
+// SchedulingConfig is what an operator tunes in the live scheduler; the
+// rest (tick, lease, backoff) keeps controlplane/scheduling's defaults.
+type SchedulingConfig struct {
+	// Profile is a scheduler profile YAML (plugins, weights, args); empty
+	// uses the built-in live profile.
+	Profile string `yaml:"profile"`
+	// PreemptMode overrides the Preempt plugin's mode: off, queue-only or
+	// preempt-running (brief §5: 禁用 / 仅排队 / 可抢占运行中); empty keeps the profile's.
+	PreemptMode string `yaml:"preempt_mode"`
+	// AllowDefrag lets POST /api/v1/scheduler/defrag execute moves
+	// (preempting and requeueing restartable Bronze tasks).
+	AllowDefrag bool `yaml:"allow_defrag"`
+	// BronzeOvercommit is the memory overcommit ratio of Bronze slices (≥ 1).
+	BronzeOvercommit float64 `yaml:"bronze_overcommit"`
+	// QueueTimeout fails a task queued longer than this (0 = never).
+	QueueTimeout Duration `yaml:"queue_timeout"`
 }
 
 // AuthConfig tunes authentication.
@@ -81,7 +101,8 @@ func Defaults() Config {
 			LockoutDuration: Duration(15 * time.Minute),
 			APIKeyCacheTTL:  Duration(30 * time.Second),
 		},
-		Metrics: metricsDefaults(),
+		Metrics:    metricsDefaults(),
+		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour)},
 	}
 }
 
@@ -142,6 +163,17 @@ func (c Config) Validate() error {
 	}
 	if a.APIKeyCacheTTL <= 0 || a.APIKeyCacheTTL > Duration(10*time.Minute) {
 		bad("auth.apikey_cache_ttl must be between 0 and 10m (it bounds how long a revoked key keeps working on other servers)")
+	}
+	switch c.Scheduling.PreemptMode {
+	case "", "off", "queue-only", "preempt-running":
+	default:
+		bad("scheduling.preempt_mode %q must be off, queue-only or preempt-running", c.Scheduling.PreemptMode)
+	}
+	if c.Scheduling.BronzeOvercommit < 1 || c.Scheduling.BronzeOvercommit > 10 {
+		bad("scheduling.bronze_overcommit %g must be between 1 and 10", c.Scheduling.BronzeOvercommit)
+	}
+	if c.Scheduling.QueueTimeout < 0 {
+		bad("scheduling.queue_timeout must not be negative")
 	}
 	if err := c.metricsConfig().Validate(); err != nil {
 		bad("metrics: %w", err)
@@ -254,6 +286,8 @@ const (
 	FlagCORSOrigin        = "cors-origin"
 	FlagAllowRegistration = "allow-registration"
 	FlagLogLevel          = "log-level"
+	FlagPreemptMode       = "preempt-mode"
+	FlagAllowDefrag       = "allow-defrag"
 )
 
 // RegisterFlags declares the server's flags with Defaults() as their defaults.
@@ -267,6 +301,8 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.StringArray(FlagCORSOrigin, nil, "allowed CORS origin, repeatable / 允许的跨域来源(可重复)")
 	fs.Bool(FlagAllowRegistration, d.AllowRegistration, "allow self-registration (admin approval still required) / 允许自助注册(仍需管理员审批)")
 	fs.String(FlagLogLevel, d.LogLevel, "log level: debug|info|warn|error / 日志级别")
+	fs.String(FlagPreemptMode, d.Scheduling.PreemptMode, "preemption: off|queue-only|preempt-running (empty = profile's) / 抢占模式: 禁用|仅排队|可抢占运行中")
+	fs.Bool(FlagAllowDefrag, d.Scheduling.AllowDefrag, "let the defragmenter requeue restartable Bronze tasks / 允许碎片整理重排 Bronze 任务")
 }
 
 // ApplyFlags overrides c with the flags the user actually set.
@@ -282,6 +318,10 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	str(FlagAPIAddr, &c.APIAddr)
 	str(FlagConsoleAddr, &c.ConsoleAddr)
 	str(FlagLogLevel, &c.LogLevel)
+	str(FlagPreemptMode, &c.Scheduling.PreemptMode)
+	if fs.Changed(FlagAllowDefrag) && err == nil {
+		c.Scheduling.AllowDefrag, err = fs.GetBool(FlagAllowDefrag)
+	}
 	if fs.Changed(FlagCORSOrigin) && err == nil {
 		c.CORSOrigins, err = fs.GetStringArray(FlagCORSOrigin)
 	}

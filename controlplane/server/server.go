@@ -224,3 +224,7 @@ func Run(ctx context.Context, cfg Config, o Options) error {
 	defer cancel()
 	return s.Shutdown(sctx)
 }
+
+// Config is the configuration the server was built with (subsystems
+// attached beside it read their sections from it).
+func (s *Server) Config() Config { return s.cfg }

@@ -11,14 +11,37 @@ import (
 )
 
 // race runs fn n times at once and returns the errors (nil for success).
+// The goroutines start together from a barrier.
 func race(n int, fn func(i int) error) []error {
 	errs := make([]error, n)
+	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { errs[i] = fn(i) })
+		wg.Go(func() {
+			<-start
+			errs[i] = fn(i)
+		})
 	}
+	close(start)
 	wg.Wait()
 	return errs
+}
+
+// warm has n reads in flight at once, so that a pooled store holds open
+// connections before a race: otherwise the first caller finishes on the
+// one warm connection while the others are still connecting, and the race
+// never overlaps.
+func warm(t *testing.T, s FullStore, n int) {
+	t.Helper()
+	for _, err := range race(n, func(int) error {
+		_, err := s.ListTasksByState(ctx(t), []controlplane.TaskState{controlplane.TaskQueued}, 1)
+		if err == nil {
+			_, err = s.ListAllocations(ctx(t), "warm")
+		}
+		return err
+	}) {
+		require.NoError(t, err)
+	}
 }
 
 // requireOneWinner checks exactly one call succeeded and every other one
@@ -42,6 +65,7 @@ func requireOneWinner(t *testing.T, errs []error, want error) {
 func testRacesExt(t *testing.T, open FullOpener) {
 	s := open(t)
 	const n = 6
+	warm(t, s, n)
 	t.Run("EnrollOneToken", func(t *testing.T) {
 		hash := mkToken(t, s)
 		errs := race(n, func(i int) error {

@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"os"
+	"strconv"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -42,6 +43,14 @@ func (m *fragSpec) slotsOn(free int32) int32 {
 
 var hostPerDevice = os.Getenv("HF_HOSTDEV") != ""
 
+var hostAlpha = func() int64 {
+	v, err := strconv.Atoi(os.Getenv("HF_HOSTALPHA"))
+	if err != nil {
+		return 100
+	}
+	return int64(v)
+}()
+
 // hostState is the host side of a node state that F_n(m) depends on.
 type hostState struct{ cpu, mem int64 }
 
@@ -80,7 +89,7 @@ func (p *Fragmentation) specF(m *fragSpec, h hostState, total int64, cnt int, lt
 	if g <= 0 || hs >= g {
 		return lt
 	}
-	return lt + (total-lt)*(g-hs)/g
+	return lt + (total-lt)*(g-hs)*hostAlpha/(g*100)
 }
 
 func shareable(st *model.DeviceState) bool {

@@ -84,7 +84,7 @@ export default function SeriesChart({ title, query, legend, format, emptyText, t
   else body = <EChart option={option} height={height} />;
 
   return (
-    <Card size="small" title={title} data-testid={testId} data-state={option ? 'data' : query.error ? 'error' : 'empty'}>
+    <Card size="small" title={title} data-testid={testId} data-state={query.error ? 'error' : query.isPending ? 'loading' : option ? 'data' : 'empty'}>
       <div style={{ minHeight: height }}>{body}</div>
     </Card>
   );
