@@ -41,6 +41,8 @@ func (m *fragSpec) slotsOn(free int32) int32 {
 	return free / m.milli
 }
 
+var hostOnly, _ = strconv.Atoi(os.Getenv("HF_HOSTONLY"))
+
 var hostPerDevice = os.Getenv("HF_HOSTDEV") != ""
 
 var hostAlpha = func() int64 {
@@ -85,6 +87,9 @@ func (p *Fragmentation) specF(m *fragSpec, h hostState, total int64, cnt int, lt
 	}
 	if m.hostMem > 0 {
 		hs = min(hs, h.mem/m.hostMem)
+	}
+	if hostOnly == 1 && m.n > 1 || hostOnly == 2 && m.milli >= 1000 {
+		return lt
 	}
 	if g <= 0 || hs >= g {
 		return lt

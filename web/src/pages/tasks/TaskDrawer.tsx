@@ -146,7 +146,16 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
       open={taskId !== null}
       onClose={onClose}
       width={760}
-      title={task ? `#${task.id} ${task.name}` : t('tasks.detail')}
+      title={
+        task ? (
+          <Space>
+            <span>{`#${task.id} ${task.name}`}</span>
+            <TaskStateTag state={task.state} />
+          </Space>
+        ) : (
+          t('tasks.detail')
+        )
+      }
       destroyOnHidden
       extra={
         task &&
