@@ -12,16 +12,15 @@ import (
 
 const auditCols = `id, at, actor, module, level, action, target, source_ip, result, detail`
 
-// AppendAudit stores e and sets its ID; a zero At is set to now.
+// AppendAudit stores e and sets its ID; a zero At is set to now. Like
+// AppendAuditBatch it rides on the hot path's group commit (writes.go), so
+// an audited request costs no WAL flush of its own.
 func (db *DB) AppendAudit(ctx context.Context, e *controlplane.AuditEntry) error {
 	if err := storeutil.PrepareAudit(e, db.now()); err != nil {
 		return err
 	}
-	err := db.pool.QueryRow(ctx, `INSERT INTO audit_log (at, actor, module, level, action, target, source_ip,
-		result, detail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-		e.At, e.Actor, e.Module, e.Level, e.Action, e.Target, e.SourceIP, e.Result, e.Detail).Scan(&e.ID)
-	if err != nil {
-		return fmt.Errorf("append audit: %w", mapErr(err))
+	if err := db.writes.Do(ctx, writeUnit{audit: []*controlplane.AuditEntry{e}}); err != nil {
+		return fmt.Errorf("append audit: %w", err)
 	}
 	return nil
 }

@@ -4,10 +4,14 @@
 //
 // The schema lives in embedded goose migrations (migrations/), applied at
 // Open under a PostgreSQL advisory lock so that servers starting together do
-// not race. Hot paths are single statements: CreateTask inserts the task and
-// its first event with one data-modifying CTE, and TransitionTask does the
-// guarded update and the event insert the same way, so each costs one round
-// trip and is atomic without an explicit transaction.
+// not race. Hot paths are single statements. CreateTask and the audit writes
+// use group commit (writes.go): the submissions and audit entries waiting at
+// one moment are inserted, tasks with their first events, by one statement
+// over unnest()ed column arrays — one round trip and one WAL flush for all
+// of them — and retried one by one if that statement fails, so a bad task
+// fails only its own caller. TransitionTask does the guarded update and the
+// event insert with one data-modifying CTE, atomic without an explicit
+// transaction.
 //
 // Durability follows the server's settings. A DSN may add run-time
 // parameters, e.g. postgres://…?synchronous_commit=off, which pgx passes to

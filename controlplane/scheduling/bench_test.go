@@ -13,9 +13,9 @@ import (
 // BenchmarkTickPlace measures one tick that admits and places a task
 // (ledger + assignment + transition in SQLite) on a 20-node cluster.
 func BenchmarkTickPlace(b *testing.B) {
-	t := &testing.T{}
-	h := newHarness(t, Config{})
-	h.t = t
+	// b, not a bare testing.T, so that the store's cleanup runs (a
+	// PostgreSQL schema with HETEROFLOW_TEST_STORE=postgres).
+	h := newHarness(b, Config{})
 	for i := 0; i < 20; i++ {
 		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorAMD, "MI210", 8, 65536)
 	}

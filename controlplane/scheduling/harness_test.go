@@ -35,7 +35,7 @@ func (c *clock) Add(d time.Duration) {
 }
 
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	ctx   context.Context
 	db    Store
 	clk   *clock
@@ -45,7 +45,7 @@ type harness struct {
 	order []string
 }
 
-func newHarness(t *testing.T, cfg Config) *harness {
+func newHarness(t testing.TB, cfg Config) *harness {
 	t.Helper()
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	ctx := context.Background()

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"github.com/heteroflow/heteroflow/scheduler/model"
@@ -40,6 +41,8 @@ func (m *fragSpec) slotsOn(free int32) int32 {
 	}
 	return free / m.milli
 }
+
+var noCPUFrac, noMemFrac = os.Getenv("HF_NOCPUFRAC") != "", os.Getenv("HF_NOMEMFRAC") != ""
 
 var hostOnly, _ = strconv.Atoi(os.Getenv("HF_HOSTONLY"))
 
@@ -82,10 +85,10 @@ func (p *Fragmentation) specF(m *fragSpec, h hostState, total int64, cnt int, lt
 		g = int64(cnt) / int64(m.n)
 	}
 	hs := g
-	if m.cpu > 0 {
+	if m.cpu > 0 && !noCPUFrac {
 		hs = min(hs, h.cpu/m.cpu)
 	}
-	if m.hostMem > 0 {
+	if m.hostMem > 0 && !noMemFrac {
 		hs = min(hs, h.mem/m.hostMem)
 	}
 	if hostOnly == 1 && m.n > 1 || hostOnly == 2 && m.milli >= 1000 {
@@ -192,4 +195,45 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 		delta += m.w * (p.specF(m, after, totalAfter, cnt, lt, slots, modelOK) - p.specF(m, before, nc.total, int(nc.cnt[si]), nc.lt[si], nc.slots[si], modelOK))
 	}
 	return delta
+}
+
+var scarceBeta, _ = strconv.Atoi(os.Getenv("HF_SCARCE"))
+
+// scarcityLocked scales each spec's weight by how little of the cluster
+// could host it when empty.
+func (p *Fragmentation) scarcityLocked(cl *model.Cluster) {
+	if scarceBeta == 0 {
+		return
+	}
+	var capAll int64
+	for _, n := range cl.Nodes {
+		capAll += int64(len(n.Devices)) * model.WholeMilli
+	}
+	for si := range p.specs {
+		m := &p.specs[si]
+		if m.n == 0 {
+			continue
+		}
+		var hostable int64
+		for _, n := range cl.Nodes {
+			if n.Node.CPUMilli < m.cpu || n.Node.MemoryMiB < m.hostMem || len(n.Devices) < m.n {
+				continue
+			}
+			ok := 0
+			for d := range n.Node.Devices {
+				if m.allowed[n.Node.Devices[d].ModelID()] {
+					ok++
+				}
+			}
+			if ok >= m.n {
+				hostable += int64(len(n.Devices)) * model.WholeMilli
+			}
+		}
+		if hostable == 0 {
+			continue
+		}
+		f := math.Pow(float64(capAll)/float64(hostable), float64(scarceBeta)/100)
+		m.w = int64(math.Round(float64(m.w) * min(f, 20)))
+	}
+	p.nodes = make([]nodeCache, len(p.nodes))
 }

@@ -151,6 +151,7 @@ func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framewor
 	}
 	if p.nmod != len(cl.Models()) {
 		p.compileLocked(cl.Models())
+		p.scarcityLocked(cl)
 	}
 	return framework.OK
 }

@@ -162,13 +162,13 @@ export default function DashboardPage() {
       </Card>
       <Row gutter={[16, 16]}>
         <Col xs={24} xl={12}>
-          <SeriesChart title={t('dash.chartGpuUtil')} query={gpuUtil} legend={byVendor} format={formatPercent} emptyText={t('mon.empty')} testId="dash-chart-gpu" />
+          <SeriesChart title={t('dash.chartGpuUtil')} query={gpuUtil} legend={byVendor} format={formatPercent} yMax={100} emptyText={t('mon.empty')} testId="dash-chart-gpu" />
         </Col>
         <Col xs={24} md={12} xl={6}>
-          <SeriesChart title={t('dash.chartNodesUp')} query={nodesUp} legend={upName} format={count} emptyText={t('mon.empty')} testId="dash-chart-nodes" />
+          <SeriesChart title={t('dash.chartNodesUp')} query={nodesUp} legend={upName} format={count} integer emptyText={t('mon.empty')} testId="dash-chart-nodes" />
         </Col>
         <Col xs={24} md={12} xl={6}>
-          <SeriesChart title={t('dash.chartFrag')} query={frag} legend={fragName} format={ratio} emptyText={t('mon.empty')} testId="dash-chart-frag" />
+          <SeriesChart title={t('dash.chartFrag')} query={frag} legend={fragName} format={ratio} yMax={1} emptyText={t('mon.empty')} testId="dash-chart-frag" />
         </Col>
       </Row>
     </Space>

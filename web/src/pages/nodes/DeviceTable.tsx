@@ -116,6 +116,7 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
       columns={columns}
       dataSource={rows}
       pagination={false}
+      scroll={{ x: 'max-content' }}
       data-testid={`devices-${node.id}`}
       onRow={(r) => ({ 'data-testid': 'device-row', 'data-device': r.key }) as HTMLAttributes<HTMLElement>}
     />

@@ -86,16 +86,16 @@ export default function MonitoringPage() {
       {q && (
         <Row gutter={[16, 16]}>
           <Col xs={24} xl={12}>
-            <SeriesChart title={t('mon.cpu')} query={cpu} legend={cpuName} format={formatPercent} emptyText={empty} testId="mon-cpu" />
+            <SeriesChart title={t('mon.cpu')} query={cpu} legend={cpuName} format={formatPercent} yMax={100} emptyText={empty} testId="mon-cpu" />
           </Col>
           <Col xs={24} xl={12}>
-            <SeriesChart title={t('mon.memory')} query={mem} legend={byState} format={formatBytes} emptyText={empty} testId="mon-memory" />
+            <SeriesChart title={t('mon.memory')} query={mem} legend={byState} format={formatBytes} integer emptyText={empty} testId="mon-memory" />
           </Col>
           <Col xs={24} xl={12}>
-            <SeriesChart title={t('mon.gpuUtil')} query={gpuUtil} legend={byDevice} format={formatPercent} emptyText={empty} testId="mon-gpu-util" />
+            <SeriesChart title={t('mon.gpuUtil')} query={gpuUtil} legend={byDevice} format={formatPercent} yMax={100} emptyText={empty} testId="mon-gpu-util" />
           </Col>
           <Col xs={24} xl={12}>
-            <SeriesChart title={t('mon.gpuMem')} query={gpuMem} legend={byDevice} format={formatBytes} emptyText={empty} testId="mon-gpu-mem" />
+            <SeriesChart title={t('mon.gpuMem')} query={gpuMem} legend={byDevice} format={formatBytes} integer emptyText={empty} testId="mon-gpu-mem" />
           </Col>
           <Col xs={24} xl={12}>
             <SeriesChart title={t('mon.diskIO')} query={disk} legend={byDirection} format={bytesPerSec} emptyText={empty} testId="mon-disk" />

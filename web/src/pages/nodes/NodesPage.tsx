@@ -79,6 +79,7 @@ export default function NodesPage() {
     {
       title: t('nodes.id'),
       dataIndex: 'id',
+      width: 200,
       render: (id: string, n) => (
         <Space direction="vertical" size={0}>
           <Typography.Text strong data-testid="node-id">
@@ -106,6 +107,7 @@ export default function NodesPage() {
     {
       title: t('nodes.labels'),
       dataIndex: 'labels',
+      width: 180,
       ellipsis: true,
       render: (l: Record<string, string>) => (
         <Tooltip title={formatMap(l).join(', ')}>
@@ -119,6 +121,7 @@ export default function NodesPage() {
       title: t('common.actions'),
       key: 'actions',
       width: 230,
+      fixed: 'right',
       render: (_, n) => (
         <Space size={0} wrap>
           <Link to={`/monitoring?node=${encodeURIComponent(n.id)}`} data-testid="node-monitor">
@@ -162,6 +165,7 @@ export default function NodesPage() {
           dataSource={shown}
           loading={nodes.isPending}
           pagination={{ pageSize: 50, hideOnSinglePage: true }}
+          scroll={{ x: 1400 }}
           onRow={(n) => ({ 'data-testid': 'node-row', 'data-node': n.id }) as HTMLAttributes<HTMLElement>}
           expandable={{
             expandedRowKeys: expanded ?? [],

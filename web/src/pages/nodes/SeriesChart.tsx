@@ -9,17 +9,22 @@ import type { EChartsCoreOption } from 'echarts/core';
 import dayjs from 'dayjs';
 import EChart from '../../components/EChart';
 import { errorText } from '../../components/notify';
-import { sampleValue, type Labels, type PromResponse, type QueryData } from '../../api/prometheus';
+import { sampleValue, type Labels, type QueryData } from '../../api/prometheus';
+import type { RangeAnswer } from './promql';
 
 interface Props {
   title: string;
-  query: UseQueryResult<PromResponse<QueryData>>;
+  query: UseQueryResult<RangeAnswer>;
   /** legend names a series from its labels. */
   legend: (m: Labels) => string;
   format: (v: number) => string;
   emptyText: string;
   testId: string;
   height?: number;
+  /** yMax pins the top of the value axis (100 for percentages of a whole). */
+  yMax?: number;
+  /** integer: the values are counts or bytes, so no fractional ticks. */
+  integer?: boolean;
 }
 
 interface TooltipParam {
@@ -53,8 +58,9 @@ export function hasSamples(data?: QueryData): boolean {
   return data?.resultType === 'matrix' && data.result.some((s) => s.values.some(([, v]) => sampleValue(v) !== null));
 }
 
-export default function SeriesChart({ title, query, legend, format, emptyText, testId, height = 240 }: Props) {
+export default function SeriesChart({ title, query, legend, format, emptyText, testId, height = 240, yMax, integer }: Props) {
   const data = query.data?.data;
+  const span = query.data?.window;
   const option = useMemo<EChartsCoreOption | null>(() => {
     if (!hasSamples(data) || data?.resultType !== 'matrix') return null;
     const series = data.result
@@ -71,11 +77,24 @@ export default function SeriesChart({ title, query, legend, format, emptyText, t
       tooltip: { trigger: 'axis', confine: true, formatter: tooltipOf(format) },
       legend: { type: 'scroll', bottom: 0 },
       grid: { left: 72, right: 16, top: 12, bottom: 48 },
-      xAxis: { type: 'time' },
-      yAxis: { type: 'value', scale: false, axisLabel: { formatter: (v: number) => format(v) } },
+      // The axis spans the whole window asked for, so a node that started
+      // reporting five minutes ago reads as such on a one-hour chart.
+      xAxis: {
+        type: 'time',
+        min: span ? span[0] * 1000 : undefined,
+        max: span ? span[1] * 1000 : undefined,
+        axisLabel: { hideOverlap: true },
+      },
+      yAxis: {
+        type: 'value',
+        min: 0,
+        max: yMax === undefined ? undefined : (extent: { max: number }) => Math.max(yMax, extent.max),
+        minInterval: integer ? 1 : undefined,
+        axisLabel: { formatter: (v: number) => format(v) },
+      },
       series,
     };
-  }, [data, legend, format]);
+  }, [data, span, legend, format, yMax, integer]);
 
   let body;
   if (query.error) body = <Alert type="error" showIcon message={errorText(query.error)} />;

@@ -3,7 +3,10 @@
 // metrics are the contrib hostmetrics receiver's names after the OTLP →
 // Prometheus translation; GPU metrics are the receivers' hw_gpu_* names.
 import { useQuery } from '@tanstack/react-query';
-import { prom, stepFor } from '../../api/prometheus';
+import { prom, stepFor, type PromResponse, type QueryData } from '../../api/prometheus';
+
+/** RangeAnswer is a range query's answer with the window it covered (unix seconds). */
+export type RangeAnswer = PromResponse<QueryData> & { window: [number, number] };
 
 /** quote makes a PromQL string literal (JSON string escapes are valid PromQL). */
 export function quote(v: string): string {
@@ -57,9 +60,10 @@ export function useRange(expr: string | null, seconds: number, refetchInterval: 
   const step = stepFor(seconds);
   return useQuery({
     queryKey: ['promql', 'range-now', expr, seconds],
-    queryFn: () => {
+    queryFn: async (): Promise<RangeAnswer> => {
       const end = Math.floor(Date.now() / 1000);
-      return prom.queryRange(expr!, end - seconds, end, step);
+      const res = await prom.queryRange(expr!, end - seconds, end, step);
+      return { ...res, window: [end - seconds, end] };
     },
     enabled: expr !== null,
     refetchInterval,
