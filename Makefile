@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # Debian packages used by tests (real Prometheus, Alertmanager, VictoriaMetrics, Chromium).
 DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics
-FUZZTIME ?= 5s
+FUZZTIME ?= 20000x
 
 .PHONY: all build web go deps deb-deps web-deps run test test-go test-fuzz test-web bench clean
 

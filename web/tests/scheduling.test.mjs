@@ -150,17 +150,21 @@ describe('scheduling console', () => {
     await page.waitForURL(/\/tasks$/);
     await openWizard();
     const m = modal();
-    // Empty name and compute below 10 are refused before anything is sent.
-    await m.locator('#compute_percent').fill('5');
+    const errors = m.locator('.ant-form-item-explain-error').filter({ visible: true });
+    // Step 1: an empty name is refused before anything is sent.
     await m.getByTestId('wizard-next').click();
-    const errors = m.locator('.ant-form-item-explain-error');
-    await until(async () => (await errors.count()) >= 2, 'two field errors');
-    const text = (await errors.allTextContents()).join(' | ');
-    assert.match(text, /名称必填/);
-    assert.match(text, /10 到 100/);
-    // Still on the first step.
-    assert.ok(await m.locator('#name').isVisible());
-    await page.keyboard.press('Escape');
+    await until(async () => (await errors.allTextContents()).some((x) => /名称必填/.test(x)), 'name required');
+    assert.ok(await m.locator('#name').isVisible(), 'still on the first step');
+    // Step 2: no command, and a label line that is not KEY=VALUE.
+    await m.locator('#name').fill(`checks-${suffix}`);
+    await m.getByTestId('wizard-next').click();
+    await m.locator('#labels').fill('novalue');
+    await m.getByTestId('wizard-next').click();
+    await until(async () => {
+      const text = (await errors.allTextContents()).join(' | ');
+      return /必须填写命令或镜像/.test(text) && /KEY=VALUE.*novalue/.test(text);
+    }, 'command and label errors');
+    await m.locator('.ant-modal-close').click();
     await modal().waitFor({ state: 'detached' }).catch(() => {});
   });
 
