@@ -25,6 +25,10 @@ type Credentials struct {
 	NodeID     string    `json:"node_id"`
 	APIKey     string    `json:"api_key"`
 	EnrolledAt time.Time `json:"enrolled_at"`
+	// ServerFingerprint is the SHA-256 of the server certificate pinned at
+	// the first enrollment (--server-fingerprint), kept so later starts
+	// trust the same self-signed server without the flag.
+	ServerFingerprint string `json:"server_fingerprint,omitempty"`
 }
 
 // Path returns the credential file path in dataDir.

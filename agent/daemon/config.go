@@ -15,6 +15,13 @@ import (
 type Config struct {
 	Server  string // http(s)://host:3333
 	Token   string // bootstrap token, only needed until enrolled
+	// CAFile is a PEM bundle trusted for the server's HTTPS certificate
+	// instead of the system roots (a private or self-signed server CA).
+	CAFile string
+	// ServerFingerprint pins the server certificate by the SHA-256 of its
+	// DER (hex, colons allowed), for a first enrollment against a
+	// self-signed server without a CA file. Stored with the credentials.
+	ServerFingerprint string
 	DataDir string // credentials, outbox, state, task logs
 	// Heartbeat is the heartbeat period (default 10 s).
 	Heartbeat time.Duration
@@ -78,6 +85,14 @@ func (c Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir is required / 需要数据目录"))
+	}
+	if c.ServerFingerprint != "" {
+		if _, err := parseFingerprint(c.ServerFingerprint); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if (c.CAFile != "" || c.ServerFingerprint != "") && err == nil && u.Scheme != "https" {
+		errs = append(errs, fmt.Errorf("--ca-file and --server-fingerprint need an https:// --server, not %q / 需要 https 服务器地址", c.Server))
 	}
 	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/runner"
 	"github.com/heteroflow/heteroflow/agent/state"
+	"github.com/heteroflow/heteroflow/controlplane/pki"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
@@ -94,13 +95,14 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // enroll loads the stored credential or, the first time, trades the
-// bootstrap token for one.
+// bootstrap token for one. Over HTTPS the request carries a CSR for a key
+// made here; a server with mTLS signs it, and the node authenticates with
+// that certificate from then on.
 func (a *Agent) enroll(ctx context.Context) error {
 	c, err := credentials.Load(a.cfg.DataDir)
 	if err == nil {
 		a.creds = c
-		a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait)
-		return nil
+		return a.connect(c)
 	}
 	if !errors.Is(err, credentials.ErrNotEnrolled) {
 		return err
@@ -111,8 +113,20 @@ func (a *Agent) enroll(ctx context.Context) error {
 	host, _ := os.Hostname()
 	req := protocol.EnrollRequest{Token: a.cfg.Token, Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Version: a.cfg.Version, Labels: a.cfg.Labels, Inventory: a.inv}
+	tc, err := a.cfg.tlsConfig(a.cfg.ServerFingerprint, nil, nil)
+	if err != nil {
+		return err
+	}
+	var keyPEM []byte
+	if tc != nil {
+		var csr []byte
+		if keyPEM, csr, err = pki.NewKeyAndCSR(host); err != nil {
+			return err
+		}
+		req.CSR = string(csr)
+	}
 	var resp protocol.EnrollResponse
-	cl := newClient(a.cfg.Server, "", a.cfg.PollWait)
+	cl := newClient(a.cfg.Server, "", a.cfg.PollWait, tc)
 	backoff := outbox.Backoff{Min: time.Second, Max: 30 * time.Second}
 	for {
 		err := cl.do(ctx, "POST", "/api/v1/agents/enroll", req, &resp)
@@ -129,13 +143,43 @@ func (a *Agent) enroll(ctx context.Context) error {
 		case <-time.After(backoff.Next()):
 		}
 	}
-	a.creds = credentials.Credentials{Server: a.cfg.Server, NodeID: resp.NodeID, APIKey: resp.APIKey, EnrolledAt: time.Now().UTC()}
+	// The certificate is saved before credentials.json: a crash in between
+	// leaves an unenrolled node with a stray certificate (overwritten by
+	// the next enrollment), never an enrolled node missing its certificate.
+	if resp.Certificate != "" {
+		if err := credentials.SaveCert(a.cfg.DataDir, []byte(resp.Certificate), keyPEM, []byte(resp.CABundle)); err != nil {
+			return err
+		}
+	}
+	a.creds = credentials.Credentials{Server: a.cfg.Server, NodeID: resp.NodeID, APIKey: resp.APIKey, EnrolledAt: time.Now().UTC(),
+		ServerFingerprint: a.cfg.ServerFingerprint}
 	if err := credentials.Save(a.cfg.DataDir, a.creds); err != nil {
 		return err
 	}
 	a.sentAt = shape(a.inv)
-	a.cl = newClient(a.cfg.Server, resp.APIKey, a.cfg.PollWait)
-	a.cfg.Logger.Info("enrolled", "node", resp.NodeID)
+	a.cfg.Logger.Info("enrolled", "node", resp.NodeID, "client_certificate", resp.Certificate != "")
+	return a.connect(a.creds)
+}
+
+// connect builds the API client from the stored credential: the client
+// certificate when the node has one (no API key on the wire), else the key.
+func (a *Agent) connect(c credentials.Credentials) error {
+	cert, ca, err := loadClientCert(a.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	pin := a.cfg.ServerFingerprint
+	if pin == "" {
+		pin = c.ServerFingerprint
+	}
+	tc, err := a.cfg.tlsConfig(pin, cert, ca)
+	if err != nil {
+		return err
+	}
+	a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait, tc)
+	if cert != nil && tc != nil {
+		a.cl.withCert()
+	}
 	return nil
 }
 

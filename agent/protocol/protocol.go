@@ -105,12 +105,19 @@ type EnrollRequest struct {
 	Version   string               `json:"version,omitempty"`
 	Labels    map[string]string    `json:"labels,omitempty"`
 	Inventory []inventory.Snapshot `json:"inventory"`
+	// CSR is a PEM certificate request for the node's locally generated
+	// key, sent when the server enables mTLS; the key never leaves the node.
+	CSR string `json:"csr,omitempty"`
 }
 
 // EnrollResponse carries the node's permanent credential (shown once).
 type EnrollResponse struct {
 	NodeID string `json:"node_id"`
 	APIKey string `json:"api_key"`
+	// Certificate is the node's client certificate (PEM, CN = node id) and
+	// CABundle the CA that signed it, when the request carried a CSR.
+	Certificate string `json:"certificate,omitempty"`
+	CABundle    string `json:"ca_bundle,omitempty"`
 }
 
 // Heartbeat reports health, free resources and what the agent runs.

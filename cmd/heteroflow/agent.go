@@ -31,12 +31,17 @@ func init() {
 		Long: `Run the HeteroFlow node agent. The first start enrolls the node with a one-time bootstrap
 token (created by an administrator: POST /api/v1/bootstrap-tokens or the console's Nodes page) and
 stores the node's own credential in DATA_DIR/credentials.json (mode 0600); later starts need only
---server. The agent detects every vendor CLI on PATH, runs the embedded collector, heartbeats,
+--server. Over https:// the agent also sends a certificate request for a key it generates locally;
+when the server enables mTLS it returns a client certificate, stored with the key in DATA_DIR
+(client.crt, client.key, ca.crt, mode 0600) and presented on every call. A self-signed server is
+trusted through --ca-file or a pinned --server-fingerprint, never by skipping verification. The agent detects every vendor CLI on PATH, runs the embedded collector, heartbeats,
 receives tasks by long-poll and runs them with their devices and isolation.
 
 运行 HeteroFlow 节点代理。首次启动用一次性引导令牌注册节点（管理员在控制台“节点”页或
 POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credentials.json（权限 0600），
-之后只需 --server。代理自动识别各厂商工具、运行内置采集器、发送心跳、长轮询接收并执行任务。`,
+之后只需 --server。使用 https:// 时代理在本机生成私钥并发送证书请求；服务器启用 mTLS 时返回客户端证书，
+与私钥一起保存在 DATA_DIR（client.crt、client.key、ca.crt，权限 0600），此后每次请求都出示该证书。
+自签名服务器通过 --ca-file 或 --server-fingerprint 指纹信任，绝不跳过校验。代理自动识别各厂商工具、运行内置采集器、发送心跳、长轮询接收并执行任务。`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var level slog.Level
@@ -78,6 +83,9 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 	f := cmd.Flags()
 	f.StringVar(&cfg.Server, "server", os.Getenv("HETEROFLOW_SERVER"), "server API URL, e.g. http://server:3333 / 服务器 API 地址 ($HETEROFLOW_SERVER)")
 	f.StringVar(&cfg.Token, "token", os.Getenv("HETEROFLOW_TOKEN"), "one-time bootstrap token (first start only) / 一次性引导令牌 ($HETEROFLOW_TOKEN)")
+	f.StringVar(&cfg.CAFile, "ca-file", os.Getenv("HETEROFLOW_CA_FILE"), "PEM CA bundle to trust for an https:// server instead of the system roots / 信任的服务器 CA 证书 ($HETEROFLOW_CA_FILE)")
+	f.StringVar(&cfg.ServerFingerprint, "server-fingerprint", os.Getenv("HETEROFLOW_SERVER_FINGERPRINT"),
+		"SHA-256 of a self-signed server certificate to pin (openssl x509 -fingerprint -sha256) / 固定自签名服务器证书的 SHA-256 指纹 ($HETEROFLOW_SERVER_FINGERPRINT)")
 	f.StringVar(&cfg.DataDir, "data-dir", defaultAgentDir(), "credentials, outbox, task logs / 数据目录")
 	f.DurationVar(&cfg.Heartbeat, "heartbeat", 10*time.Second, "heartbeat period / 心跳周期")
 	f.DurationVar(&cfg.PollWait, "poll-wait", 30*time.Second, "assignment long-poll duration / 长轮询时长")

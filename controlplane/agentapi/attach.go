@@ -13,6 +13,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/pki"
 )
 
 // AttachOptions tune Attach.
@@ -24,6 +25,8 @@ type AttachOptions struct {
 	Binary string
 	// DeployScript is served at GET /deploy-agent-all-in-one.sh.
 	DeployScript []byte
+	// CA signs agent client certificates at enrollment (mTLS); nil = off.
+	CA *pki.CA
 }
 
 // Attach mounts the agent API on a server's API before it starts and
@@ -52,7 +55,7 @@ func Attach(ctx context.Context, api *httpapi.API, store controlplane.Store, o A
 		return nil, err
 	}
 	var reg prometheus.Registerer = api.Registry()
-	svc, err := New(Options{Store: ns, Auth: as, Logger: o.Logger, Registry: reg, OfflineAfter: o.OfflineAfter})
+	svc, err := New(Options{Store: ns, Auth: as, Logger: o.Logger, Registry: reg, OfflineAfter: o.OfflineAfter, CA: o.CA})
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,17 @@ func (s *Service) enroll(w http.ResponseWriter, r *http.Request) {
 		httpapi.WriteError(w, r, s.log, err)
 		return
 	}
+	// Sign before anything is stored: a bad CSR must not consume the token.
+	// Without mTLS a CSR is ignored and the answer carries no certificate,
+	// which tells the agent to discard its key: agents over HTTPS always
+	// send one because they cannot know beforehand.
+	var certPEM []byte
+	if req.CSR != "" && s.opts.CA != nil {
+		if certPEM, err = s.opts.CA.SignCSR([]byte(req.CSR), nodeID); err != nil {
+			httpapi.WriteError(w, r, s.log, controlplane.Invalidf("csr: %v", err))
+			return
+		}
+	}
 	owner := &auth.Principal{UserID: creator.ID, Username: creator.Username, Role: creator.Role, Tenant: creator.Tenant}
 	key, k, err := s.auth.CreateAPIKey(r.Context(), owner, "agent "+nodeID, controlplane.RoleAgent, nodeID, nil)
 	if err != nil {
@@ -81,7 +92,11 @@ func (s *Service) enroll(w http.ResponseWriter, r *http.Request) {
 	httpapi.SetAudit(r.Context(), "node.enroll", "node/"+nodeID)
 	s.setUp(r.Context(), nodeID, 1)
 	s.log.Info("node enrolled", "node", nodeID, "hostname", req.Hostname, "devices", deviceCount(n))
-	writeJSON(w, http.StatusCreated, protocol.EnrollResponse{NodeID: nodeID, APIKey: key})
+	resp := protocol.EnrollResponse{NodeID: nodeID, APIKey: key}
+	if certPEM != nil {
+		resp.Certificate, resp.CABundle = string(certPEM), string(s.opts.CA.CertPEM)
+	}
+	writeJSON(w, http.StatusCreated, resp)
 }
 
 // newNodeID is the hostname (sanitised) plus a random suffix, so two

@@ -15,6 +15,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/pki"
 )
 
 // Store is what the agent API needs from persistence.
@@ -37,7 +38,10 @@ type Options struct {
 	MaxWait time.Duration
 	// TokenTTL is the default lifetime of a bootstrap token (default 24 h).
 	TokenTTL time.Duration
-	Now      func() time.Time
+	// CA signs the CSRs of enrolling agents (mTLS); nil = mTLS off, a CSR
+	// in an enroll request is then refused.
+	CA  *pki.CA
+	Now func() time.Time
 }
 
 // Service implements the agent and node endpoints.
@@ -51,6 +55,7 @@ type Service struct {
 
 	mu        sync.Mutex
 	keyToNode map[string]string // API key prefix → node id
+	certs     certCache         // node id → principal, for client certificates
 }
 
 // New builds the service.
@@ -86,6 +91,9 @@ func New(o Options) (*Service, error) {
 
 // Mount registers every route on api.
 func (s *Service) Mount(api *httpapi.API) {
+	if s.opts.CA != nil {
+		api.SetClientCertAuth(s.certPrincipal)
+	}
 	admin := func(act auth.Action) httpapi.Access { return httpapi.Perm(auth.ResSettings, act) }
 	api.Handle(http.MethodPost, httpapi.Prefix+"/bootstrap-tokens", admin(auth.ActWrite), http.HandlerFunc(s.createToken))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/bootstrap-tokens", admin(auth.ActRead), http.HandlerFunc(s.listTokens))

@@ -141,12 +141,23 @@ func credential(r *http.Request) string {
 // so the failure is kept and reported by the access check of protected routes.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cred := credential(r)
-		if cred == "" {
+		cred, cert := credential(r), verifiedClientCert(r)
+		if cred == "" && cert == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		p, err := a.auth.Authenticate(r.Context(), cred, ClientIP(r.Context()))
+		var (
+			p   *auth.Principal
+			err error
+		)
+		if cred != "" {
+			p, err = a.auth.Authenticate(r.Context(), cred, ClientIP(r.Context()))
+			if err == nil && cert == nil && a.opts.RequireAgentCert && p.Role == controlplane.RoleAgent {
+				p, err = nil, errAgentCertRequired
+			}
+		} else {
+			p, err = a.certPrincipal(r.Context(), cert)
+		}
 		ctx := r.Context()
 		if err != nil {
 			ctx = context.WithValue(ctx, keyAuthErr, err)

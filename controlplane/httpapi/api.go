@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -41,7 +42,10 @@ type Options struct {
 	// AllowRegistration is the self-registration default while no admin
 	// has changed the stored setting.
 	AllowRegistration bool
-	Now               func() time.Time
+	// RequireAgentCert refuses agent API keys presented without a verified
+	// client certificate (tls.require_agent_cert).
+	RequireAgentCert bool
+	Now              func() time.Time
 }
 
 // API is the HTTP handler of the control plane.
@@ -59,6 +63,8 @@ type API struct {
 	mu      sync.Mutex
 	routes  []Route
 	streams map[string]bool // paths mounted with HandleStream
+	// certAuth resolves verified client certificates (see SetClientCertAuth).
+	certAuth atomic.Pointer[ClientCertAuth]
 }
 
 // Route is one registered endpoint and who may call it. Routes() lists

@@ -39,6 +39,8 @@ type Config struct {
 	Metrics metricstore.Config `yaml:"metrics"`
 	// Scheduling holds the operator's choices for the live scheduler.
 	Scheduling SchedulingConfig `yaml:"scheduling"`
+	// TLS turns the listeners into HTTPS and optionally enables mTLS for agents.
+	TLS TLSConfig `yaml:"tls"`
 }
 
 // SchedulingConfig is what an operator tunes in the live scheduler; the
@@ -175,6 +177,7 @@ func (c Config) Validate() error {
 	if c.Scheduling.QueueTimeout < 0 {
 		bad("scheduling.queue_timeout must not be negative")
 	}
+	errs = append(errs, c.TLS.validate()...)
 	if err := c.metricsConfig().Validate(); err != nil {
 		bad("metrics: %w", err)
 	}
@@ -288,6 +291,11 @@ const (
 	FlagLogLevel          = "log-level"
 	FlagPreemptMode       = "preempt-mode"
 	FlagAllowDefrag       = "allow-defrag"
+	FlagTLSCert           = "tls-cert"
+	FlagTLSKey            = "tls-key"
+	FlagTLSClientCA       = "tls-client-ca"
+	FlagTLSCAKey          = "tls-ca-key"
+	FlagMTLS              = "mtls"
 )
 
 // RegisterFlags declares the server's flags with Defaults() as their defaults.
@@ -303,6 +311,11 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.String(FlagLogLevel, d.LogLevel, "log level: debug|info|warn|error / 日志级别")
 	fs.String(FlagPreemptMode, d.Scheduling.PreemptMode, "preemption: off|queue-only|preempt-running (empty = profile's) / 抢占模式: 禁用|仅排队|可抢占运行中")
 	fs.Bool(FlagAllowDefrag, d.Scheduling.AllowDefrag, "let the defragmenter requeue restartable Bronze tasks / 允许碎片整理重排 Bronze 任务")
+	fs.String(FlagTLSCert, "", "server certificate (PEM); with --tls-key the listeners serve HTTPS / 服务器证书(PEM)，与 --tls-key 一起启用 HTTPS")
+	fs.String(FlagTLSKey, "", "server private key (PEM) / 服务器私钥(PEM)")
+	fs.Bool(FlagMTLS, false, "issue client certificates to agents at enrollment and accept them (needs HTTPS) / 为代理签发并接受客户端证书(需 HTTPS)")
+	fs.String(FlagTLSClientCA, "", "CA certificate that signs agent certificates; empty = auto-generated in <data-dir>/pki / 签发代理证书的 CA 证书，空则自动生成")
+	fs.String(FlagTLSCAKey, "", "private key of --tls-client-ca / --tls-client-ca 的私钥")
 }
 
 // ApplyFlags overrides c with the flags the user actually set.
@@ -319,6 +332,13 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	str(FlagConsoleAddr, &c.ConsoleAddr)
 	str(FlagLogLevel, &c.LogLevel)
 	str(FlagPreemptMode, &c.Scheduling.PreemptMode)
+	str(FlagTLSCert, &c.TLS.Cert)
+	str(FlagTLSKey, &c.TLS.Key)
+	str(FlagTLSClientCA, &c.TLS.ClientCA)
+	str(FlagTLSCAKey, &c.TLS.CAKey)
+	if fs.Changed(FlagMTLS) && err == nil {
+		c.TLS.MTLS, err = fs.GetBool(FlagMTLS)
+	}
 	if fs.Changed(FlagAllowDefrag) && err == nil {
 		c.Scheduling.AllowDefrag, err = fs.GetBool(FlagAllowDefrag)
 	}

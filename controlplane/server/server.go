@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore/query"
+	"github.com/heteroflow/heteroflow/controlplane/pki"
 	"github.com/heteroflow/heteroflow/web"
 )
 
@@ -42,6 +44,8 @@ type Server struct {
 	consoleSrv *http.Server
 	apiLn      net.Listener
 	consoleLn  net.Listener
+	ca         *pki.CA     // agent CA when mTLS is on
+	tls        *tls.Config // nil without HTTPS
 }
 
 // New opens the store, bootstraps the first admin and builds the API.
@@ -72,6 +76,13 @@ func New(ctx context.Context, cfg Config, o Options) (*Server, error) {
 }
 
 func (s *Server) build(ctx context.Context, o Options) error {
+	var err error
+	if s.ca, err = s.cfg.loadCA(); err != nil {
+		return err
+	}
+	if s.tls, err = s.cfg.tlsConfig(s.ca); err != nil {
+		return err
+	}
 	key, err := auth.LoadOrCreateSigningKey(ctx, s.store)
 	if err != nil {
 		return err
@@ -100,7 +111,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.api, err = httpapi.New(httpapi.Options{Store: s.store, Auth: svc, Auditor: s.auditor, Logger: s.log, Registry: reg,
 		CORSOrigins: s.cfg.CORSOrigins, MaxBodyBytes: s.cfg.MaxBodyBytes, Version: o.Version,
-		AllowRegistration: s.cfg.AllowRegistration})
+		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert})
 	if err != nil {
 		return err
 	}
@@ -139,22 +150,35 @@ func (s *Server) Store() controlplane.Store { return s.store }
 // Start opens the listeners and serves in the background.
 func (s *Server) Start() error {
 	var err error
-	if s.apiLn, err = net.Listen("tcp", s.cfg.APIAddr); err != nil {
+	if s.apiLn, err = s.listen(s.cfg.APIAddr); err != nil {
 		return fmt.Errorf("listen api %s: %w", s.cfg.APIAddr, err)
 	}
 	s.apiSrv = newHTTPServer(s.api, s.log)
 	go s.serve(s.apiSrv, s.apiLn, "api")
 	if s.cfg.ConsoleAddr != "" {
-		if s.consoleLn, err = net.Listen("tcp", s.cfg.ConsoleAddr); err != nil {
+		if s.consoleLn, err = s.listen(s.cfg.ConsoleAddr); err != nil {
 			_ = s.apiLn.Close()
 			return fmt.Errorf("listen console %s: %w", s.cfg.ConsoleAddr, err)
 		}
 		s.consoleSrv = newHTTPServer(ConsoleHandler(s.api, web.Dist(), web.Built()), s.log)
 		go s.serve(s.consoleSrv, s.consoleLn, "console")
 	}
-	s.log.Info("heteroflow server listening", "api", s.APIAddr(), "console", s.ConsoleAddr(), "console_built", web.Built())
+	s.log.Info("heteroflow server listening", "api", s.APIAddr(), "console", s.ConsoleAddr(), "console_built", web.Built(),
+		"https", s.tls != nil, "mtls", s.ca != nil)
 	return nil
 }
+
+// listen opens a TCP listener, wrapped in TLS when HTTPS is configured.
+func (s *Server) listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil || s.tls == nil {
+		return ln, err
+	}
+	return tls.NewListener(ln, s.tls), nil
+}
+
+// CA is the agent certificate authority, nil unless tls.mtls is on.
+func (s *Server) CA() *pki.CA { return s.ca }
 
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,

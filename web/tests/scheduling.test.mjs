@@ -60,9 +60,10 @@ const drawer = () => page.locator('.ant-drawer').filter({ visible: true });
 
 /** openWizard opens the task wizard from the Tasks page. */
 async function openWizard() {
+  // A step that failed may have left the wizard or a detail open.
+  if ((await modal().count()) > 0) await modal().locator('.ant-modal-close').click();
   await page.getByTestId('nav-tasks').click();
-  await page.waitForURL(/\/tasks(\/\d+)?$/);
-  if ((await drawer().count()) > 0) await page.keyboard.press('Escape');
+  await page.waitForURL(/\/tasks$/);
   await page.getByTestId('task-new').click();
   await modal().getByTestId('wizard-name').waitFor();
 }
@@ -191,7 +192,7 @@ describe('scheduling console', () => {
     for (let i = 0; i < 4; i++) {
       await openWizard();
       ids.bronze.push(await submitWizard({
-        name: `bronze-${i}-${suffix}`, devices: 1, compute: 25, qos: 'bronze', command: `sh -c 'sleep ${8 + 2 * i}; echo done'`,
+        name: `bronze-${i}-${suffix}`, devices: 1, compute: 25, qos: 'bronze', command: `sh -c 'sleep ${4 + 2 * i}; echo done'`,
       }));
       await closeDrawer();
     }

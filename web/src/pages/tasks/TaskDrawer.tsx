@@ -2,6 +2,7 @@
 // the state-transition timeline from GET /tasks/{id}/events, logs and "why
 // pending". Every value is rendered as text. While the task is not finished
 // (and shortly after, while its last output is shipped) it refreshes itself.
+import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Descriptions, Drawer, Empty, Popconfirm, Space, Spin, Tabs, Tag, Timeline, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +14,7 @@ import { useCancelTask, useCanCancel } from './useCancelTask';
 import Placement from './detail/Placement';
 import TaskLogs from './detail/TaskLogs';
 import WhyPending from './detail/WhyPending';
+import PendingBanner from './detail/PendingBanner';
 
 const FOLLOW_AFTER_END_MS = 30_000;
 
@@ -139,6 +141,8 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
     refetchInterval: (q) => (q.state.data && following(q.state.data) ? 2_000 : false),
   });
   const live = !!task && following(task);
+  const [tab, setTab] = useState('spec');
+  useEffect(() => setTab('spec'), [taskId]);
   const pending = task?.state === 'submitted' || task?.state === 'queued';
 
   return (
@@ -180,11 +184,10 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
           {task.state === 'failed' && task.reason && (
             <Alert type="error" showIcon data-testid="task-failure-reason" message={t('sched.detail.failedBecause')} description={task.reason} />
           )}
-          {pending && (
-            <Alert type="warning" showIcon data-testid="task-pending-reason" message={t('sched.detail.waiting')} description={task.reason || '—'} />
-          )}
+          {pending && <PendingBanner taskId={task.id} reason={task.reason} onDetails={() => setTab('why')} />}
           <Tabs
-            defaultActiveKey={pending ? 'why' : 'spec'}
+            activeKey={tab}
+            onChange={setTab}
             items={[
               { key: 'spec', label: <span data-testid="task-tab-spec">{t('tasks.spec')}</span>, children: <Spec task={task} /> },
               {

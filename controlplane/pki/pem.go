@@ -1,0 +1,106 @@
+package pki
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ParseCertPEM parses the first CERTIFICATE block of b.
+func ParseCertPEM(b []byte) (*x509.Certificate, error) {
+	for {
+		var blk *pem.Block
+		blk, b = pem.Decode(b)
+		if blk == nil {
+			return nil, errors.New("no PEM CERTIFICATE block")
+		}
+		if blk.Type == "CERTIFICATE" {
+			return x509.ParseCertificate(blk.Bytes)
+		}
+	}
+}
+
+// ParseKeyPEM parses a PKCS#8, EC or RSA private key in PEM.
+func ParseKeyPEM(b []byte) (crypto.Signer, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, errors.New("no PEM private key block")
+	}
+	var (
+		k   any
+		err error
+	)
+	switch blk.Type {
+	case "EC PRIVATE KEY":
+		k, err = x509.ParseECPrivateKey(blk.Bytes)
+	case "RSA PRIVATE KEY":
+		k, err = x509.ParsePKCS1PrivateKey(blk.Bytes)
+	default:
+		k, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, ok := k.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("unsupported private key type %T", k)
+	}
+	return s, nil
+}
+
+// NewKeyAndCSR creates the agent's ECDSA P-256 key (it never leaves the
+// node) and a CSR for it; the server overwrites the subject with the node
+// id, so the CSR's own subject is only informative.
+func NewKeyAndCSR(hostname string) (keyPEM, csrPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pki: generate key: %w", err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: hostname}}, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pki: csr: %w", err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pki: %w", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}),
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+}
+
+// WriteFile writes b atomically with mode perm (temp file created with
+// perm before any byte is written, fsync, rename).
+func WriteFile(path string, b []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("pki: %w", err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("pki: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("pki: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("pki: %w", err)
+	}
+	return nil
+}
