@@ -24,6 +24,15 @@ type AgentConfig struct {
 	NodeName        string        // host.name on every series; empty: os.Hostname
 	// ToolPaths overrides a vendor's CLI path (vendor → absolute path).
 	ToolPaths map[string]string
+	// TLS is the exporter's trust and client certificate for an https
+	// server (the agent's --ca-file and its mTLS certificate); empty
+	// fields keep the system roots and send no certificate.
+	TLS ExporterTLS
+}
+
+// ExporterTLS are PEM file paths for the remote-write exporter.
+type ExporterTLS struct {
+	CAFile, CertFile, KeyFile string
 }
 
 // DefaultRemoteWritePath is Prometheus' remote-write receiver path.
@@ -93,6 +102,15 @@ func (c *AgentConfig) YAML() ([]byte, error) {
 	}
 	if c.APIKey != "" {
 		rw["headers"] = map[string]any{"Authorization": "Bearer " + c.APIKey}
+	}
+	if t := c.TLS; t != (ExporterTLS{}) {
+		tc := map[string]any{}
+		for k, v := range map[string]string{"ca_file": t.CAFile, "cert_file": t.CertFile, "key_file": t.KeyFile} {
+			if v != "" {
+				tc[k] = v
+			}
+		}
+		rw["tls"] = tc
 	}
 	hr := map[string]any{}
 	if c.NodeName != "" {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/heteroflow/heteroflow/controlplane/pki"
 )
 
 // Files of the node's client certificate (mTLS), beside credentials.json.
@@ -75,28 +77,9 @@ func LoadCert(dataDir string) (tls.Certificate, []byte, error) {
 	return cert, ca, nil
 }
 
+// writeFile0600 writes b atomically, created 0600 before any byte lands.
 func writeFile0600(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := pki.WriteFile(path, b, 0o600); err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
 	return nil

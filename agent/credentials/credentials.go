@@ -47,30 +47,7 @@ func Save(dataDir string, c Credentials) error {
 	if err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
-	tmp, err := os.CreateTemp(dataDir, ".credentials-*")
-	if err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), Path(dataDir)); err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	return nil
+	return writeFile0600(Path(dataDir), b)
 }
 
 // Load reads the credential file. Like ssh with private keys, it refuses a

@@ -2,8 +2,11 @@ package daemon
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/heteroflow/heteroflow/agent/credentials"
 	"github.com/heteroflow/heteroflow/collector"
 )
 
@@ -13,7 +16,7 @@ import (
 // task runner down.
 func (a *Agent) runCollector(ctx context.Context) {
 	cfg := collector.AgentConfig{Vendors: vendorsOf(a.inv), ServerURL: a.cfg.Server, APIKey: a.creds.APIKey,
-		HostMetrics: true, NodeName: a.creds.NodeID}
+		HostMetrics: true, NodeName: a.creds.NodeID, TLS: a.exporterTLS()}
 	doc, err := cfg.YAML()
 	if err != nil {
 		a.cfg.Logger.Error("collector config", "err", err)
@@ -31,4 +34,18 @@ func (a *Agent) runCollector(ctx context.Context) {
 		case <-time.After(10 * time.Second):
 		}
 	}
+}
+
+// exporterTLS gives the exporter the same trust and client certificate as
+// the agent's API client. A pinned fingerprint has no equivalent in the
+// collector's TLS settings; the exporter then relies on the system roots
+// and the CA bundle is not a server root (documented gap).
+func (a *Agent) exporterTLS() collector.ExporterTLS {
+	var t collector.ExporterTLS
+	t.CAFile = a.cfg.CAFile
+	crt, key := filepath.Join(a.cfg.DataDir, credentials.CertFile), filepath.Join(a.cfg.DataDir, credentials.KeyFile)
+	if _, err := os.Stat(key); err == nil {
+		t.CertFile, t.KeyFile = crt, key
+	}
+	return t
 }

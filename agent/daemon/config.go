@@ -13,8 +13,8 @@ import (
 
 // Config is the agent's configuration; Defaults fills the zero fields.
 type Config struct {
-	Server  string // http(s)://host:3333
-	Token   string // bootstrap token, only needed until enrolled
+	Server string // http(s)://host:3333
+	Token  string // bootstrap token, only needed until enrolled
 	// CAFile is a PEM bundle trusted for the server's HTTPS certificate
 	// instead of the system roots (a private or self-signed server CA).
 	CAFile string
@@ -22,7 +22,7 @@ type Config struct {
 	// DER (hex, colons allowed), for a first enrollment against a
 	// self-signed server without a CA file. Stored with the credentials.
 	ServerFingerprint string
-	DataDir string // credentials, outbox, state, task logs
+	DataDir           string // credentials, outbox, state, task logs
 	// Heartbeat is the heartbeat period (default 10 s).
 	Heartbeat time.Duration
 	// PollWait is the assignment long-poll duration (default 30 s).

@@ -136,6 +136,9 @@ func (a *Agent) enroll(ctx context.Context) error {
 		if errors.Is(err, errPermanent) {
 			return fmt.Errorf("enrollment refused / 注册被拒绝: %w", err)
 		}
+		if trustError(err) {
+			return fmt.Errorf("server certificate not trusted (check --ca-file or --server-fingerprint) / 服务器证书不受信任: %w", err)
+		}
 		a.cfg.Logger.Warn("enrollment failed, retrying", "err", err)
 		select {
 		case <-ctx.Done():

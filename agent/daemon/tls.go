@@ -20,6 +20,15 @@ import (
 // server returned at enrollment. Verification is never switched off
 // without a pin to check instead.
 
+var errPinMismatch = errors.New("pin mismatch")
+
+// trustError reports a server certificate that this agent does not
+// trust: retrying cannot fix it, the operator must (--ca-file, the pin).
+func trustError(err error) bool {
+	var cv *tls.CertificateVerificationError
+	return errors.Is(err, errPinMismatch) || errors.As(err, &cv)
+}
+
 // parseFingerprint accepts the hex SHA-256 that `openssl x509
 // -fingerprint -sha256` prints (colons optional, any case).
 func parseFingerprint(s string) ([]byte, error) {
@@ -63,7 +72,7 @@ func (c Config) tlsConfig(pin string, cert *tls.Certificate, caBundle []byte) (*
 			}
 			got := sha256.Sum256(cs.PeerCertificates[0].Raw)
 			if subtle.ConstantTimeCompare(got[:], want) != 1 {
-				return fmt.Errorf("server certificate fingerprint %x does not match the pinned one / 服务器证书指纹不匹配", got)
+				return fmt.Errorf("%w: server certificate fingerprint %x does not match the pinned one / 服务器证书指纹不匹配", errPinMismatch, got)
 			}
 			return nil
 		}

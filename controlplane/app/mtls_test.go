@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/agent/protocol"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/pki"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
@@ -143,6 +144,25 @@ func TestMTLSEnrollmentAndClientCertAuth(t *testing.T) {
 	msg = httpsServer(t, a.APIAddr(), roots, &stray).fails(http.StatusUnauthorized, "unauthenticated",
 		http.MethodPost, "/api/v1/agents/heartbeat", "", hb)
 	require.Contains(t, msg, "no such node")
+
+	// Revoking a node's API key also ends its certificate.
+	_, tok2 := browser.bootstrapToken(admin)
+	key2, csr2, err := pki.NewKeyAndCSR("gpu-02")
+	require.NoError(t, err)
+	req2 := enrollBody(tok2, "gpu-02", "nvidia", 1)
+	req2.CSR = string(csr2)
+	var enrolled2 protocol.EnrollResponse
+	browser.ok(http.StatusCreated, http.MethodPost, "/api/v1/agents/enroll", "", req2, &enrolled2)
+	prefix, _, ok := auth.ParseAPIKey(enrolled2.APIKey)
+	require.True(t, ok, enrolled2.APIKey)
+	k2, err := a.Server().Store().GetAPIKeyByPrefix(t.Context(), prefix)
+	require.NoError(t, err)
+	require.NoError(t, a.Server().Store().RevokeAPIKey(t.Context(), k2.ID, time.Now()))
+	cert2, err := tls.X509KeyPair([]byte(enrolled2.Certificate), key2)
+	require.NoError(t, err)
+	msg = httpsServer(t, a.APIAddr(), roots, &cert2).fails(http.StatusUnauthorized, "unauthenticated",
+		http.MethodPost, "/api/v1/agents/heartbeat", "", hb)
+	require.Contains(t, msg, "revoked")
 
 	// A certificate for the real node signed by another CA fails the handshake.
 	other, err := pki.LoadOrCreate(filepath.Join(t.TempDir(), "other"))

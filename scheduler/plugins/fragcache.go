@@ -1,9 +1,6 @@
 package plugins
 
 import (
-	"math"
-	"os"
-	"strconv"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -42,62 +39,43 @@ func (m *fragSpec) slotsOn(free int32) int32 {
 	return free / m.milli
 }
 
-var noCPUFrac, noMemFrac = os.Getenv("HF_NOCPUFRAC") != "", os.Getenv("HF_NOMEMFRAC") != ""
-
-var hostOnly, _ = strconv.Atoi(os.Getenv("HF_HOSTONLY"))
-
-var hostPerDevice = os.Getenv("HF_HOSTDEV") != ""
-
-var hostAlpha = func() int64 {
-	v, err := strconv.Atoi(os.Getenv("HF_HOSTALPHA"))
-	if err != nil {
-		return 100
-	}
-	return int64(v)
-}()
-
 // hostState is the host side of a node state that F_n(m) depends on.
 type hostState struct{ cpu, mem int64 }
 
 // specF is F_n(m) from the per-spec aggregates: everything free is a
 // fragment unless the node can host m, then only the unusable devices.
 //
-// Host-aware (p.host), the node must also have the host memory for one
-// instance, and the usable devices count only as far as the host can feed
-// them: with g instances of m fitting on the devices and h ≤ g on the
-// host's remaining CPU and memory, the fraction (g−h)/g of the usable free
-// milli is stranded too. Example: 8 free devices, m = 1×470 milli with
-// 11.9 cores, 48 free cores → g = 16, h = 4 → 3/4 of 8000 milli counts.
-// FGD's rule is the h = 0 end of this; the fraction makes a placement that
-// eats CPU next to idle devices cost what it strands.
+// Host-aware (p.host), two rules are added for host memory, which
+// ResourceFit enforces but FGD's measure ignores:
+//   - a node without the host memory for one instance cannot host m, so all
+//     its free milli is a fragment for m (as for CPU);
+//   - for a shared shape (one device, less than a whole one) the usable
+//     devices count only as far as the host memory can feed instances: with
+//     g slices of m fitting on the devices and h < g instances in the free
+//     host memory, the fraction (g−h)/g of the usable free milli is a
+//     fragment too. Example: usable free 2000 milli, m = 470 milli with
+//     100 GiB, 250 GiB free → g = 2+2 = 4, h = 2 → 1000 milli more.
+//
+// The same fraction for CPU, or for whole-device shapes, measured lower on
+// the openb traces (docs/BENCHMARKS.md), so it is not applied.
 func (p *Fragmentation) specF(m *fragSpec, h hostState, total int64, cnt int, lt int64, slots int32, modelOK bool) int64 {
 	if m.n == 0 || h.cpu < m.cpu || !modelOK || cnt < m.n {
 		return total
 	}
-	if !p.host {
+	if !p.host || m.hostMem <= 0 {
 		return lt
 	}
 	if h.mem < m.hostMem {
 		return total
 	}
-	g := int64(slots) / int64(m.n)
-	if hostPerDevice {
-		g = int64(cnt) / int64(m.n)
-	}
-	hs := g
-	if m.cpu > 0 && !noCPUFrac {
-		hs = min(hs, h.cpu/m.cpu)
-	}
-	if m.hostMem > 0 && !noMemFrac {
-		hs = min(hs, h.mem/m.hostMem)
-	}
-	if hostOnly == 1 && m.n > 1 || hostOnly == 2 && m.milli >= 1000 {
+	if m.n != 1 || m.milli >= model.WholeMilli {
 		return lt
 	}
-	if g <= 0 || hs >= g {
+	g, hs := int64(slots), h.mem/m.hostMem
+	if hs >= g {
 		return lt
 	}
-	return lt + (total-lt)*(g-hs)*hostAlpha/(g*100)
+	return lt + (total-lt)*(g-hs)/g
 }
 
 func shareable(st *model.DeviceState) bool {
@@ -195,45 +173,4 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 		delta += m.w * (p.specF(m, after, totalAfter, cnt, lt, slots, modelOK) - p.specF(m, before, nc.total, int(nc.cnt[si]), nc.lt[si], nc.slots[si], modelOK))
 	}
 	return delta
-}
-
-var scarceBeta, _ = strconv.Atoi(os.Getenv("HF_SCARCE"))
-
-// scarcityLocked scales each spec's weight by how little of the cluster
-// could host it when empty.
-func (p *Fragmentation) scarcityLocked(cl *model.Cluster) {
-	if scarceBeta == 0 {
-		return
-	}
-	var capAll int64
-	for _, n := range cl.Nodes {
-		capAll += int64(len(n.Devices)) * model.WholeMilli
-	}
-	for si := range p.specs {
-		m := &p.specs[si]
-		if m.n == 0 {
-			continue
-		}
-		var hostable int64
-		for _, n := range cl.Nodes {
-			if n.Node.CPUMilli < m.cpu || n.Node.MemoryMiB < m.hostMem || len(n.Devices) < m.n {
-				continue
-			}
-			ok := 0
-			for d := range n.Node.Devices {
-				if m.allowed[n.Node.Devices[d].ModelID()] {
-					ok++
-				}
-			}
-			if ok >= m.n {
-				hostable += int64(len(n.Devices)) * model.WholeMilli
-			}
-		}
-		if hostable == 0 {
-			continue
-		}
-		f := math.Pow(float64(capAll)/float64(hostable), float64(scarceBeta)/100)
-		m.w = int64(math.Round(float64(m.w) * min(f, 20)))
-	}
-	p.nodes = make([]nodeCache, len(p.nodes))
 }

@@ -64,11 +64,10 @@ type fragmentationArgs struct {
 	// but large (multi-device) shapes count by the capacity they need,
 	// not only by how often they arrive. 0 = FGD's pure popularity.
 	GPUWeight float64 `yaml:"gpuWeight"`
-	// HostAware also counts device capacity the host cannot feed: a node
-	// without the host memory for a shape cannot host it, and usable devices
-	// beyond what the free CPU and memory can serve with repeated instances
-	// of a shape are fragments for it (see specF). false = FGD's rule (only
-	// "CPU below one instance" strands).
+	// HostAware also counts device capacity that host memory strands: a
+	// node without the host memory for one instance of a shape cannot host
+	// it, and a shared shape's usable slices beyond what the free host
+	// memory can feed are fragments for it (see specF). false = FGD's rule.
 	HostAware bool `yaml:"hostAware"`
 }
 
@@ -151,7 +150,6 @@ func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framewor
 	}
 	if p.nmod != len(cl.Models()) {
 		p.compileLocked(cl.Models())
-		p.scarcityLocked(cl)
 	}
 	return framework.OK
 }

@@ -85,3 +85,86 @@ func TestFragmentationArithmetic(t *testing.T) {
 	_, err = NewFragmentation(mustArgs(t, "coverage: 1.5"), h)
 	require.Error(t, err)
 }
+
+// TestFragmentationHostAware checks the host-memory rules of hostAware
+// (specF) against FGD's rule, on one node with two free T4s (2000 milli).
+func TestFragmentationHostAware(t *testing.T) {
+	t.Parallel()
+	const gib = 1024
+	shared := WorkloadSpec{CPUMilli: 1000, DeviceCount: 1, ComputeMilli: 470, HostMemoryMiB: 100 * gib, Weight: 1}
+	whole := WorkloadSpec{CPUMilli: 1000, DeviceCount: 1, ComputeMilli: 1000, HostMemoryMiB: 100 * gib, Weight: 1}
+	tests := []struct {
+		name      string
+		spec      WorkloadSpec
+		hostMiB   int64
+		fgd, host float64
+	}{
+		// 470-milli slices: 2 per device → g = 4; 250 GiB feeds h = 2
+		// instances → (4−2)/4 of the 2000 usable milli = 1000. FGD: 0.
+		{"shared, memory for half the slices", shared, 250 * gib, 0, 1000},
+		// 500 GiB → h = 5 ≥ g = 4: nothing stranded.
+		{"shared, memory for all slices", shared, 500 * gib, 0, 0},
+		// 50 GiB < 100 GiB: the node cannot host one instance → all 2000.
+		{"shared, memory for none", shared, 50 * gib, 0, 2000},
+		// Whole-device shapes get the one-instance rule only: h = 2 ≥ 1.
+		{"whole, memory for one", whole, 150 * gib, 0, 0},
+		{"whole, memory for none", whole, 50 * gib, 0, 2000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			nd := gpuNode("a", 32000, "T4", 2)
+			nd.MemoryMiB = tt.hostMiB
+			cl := newCluster(t, nd)
+			for _, aware := range []bool{false, true} {
+				h := &handle{cl: cl}
+				args := framework.Args{}
+				if aware {
+					args = mustArgs(t, "hostAware: true")
+				}
+				p, err := NewFragmentation(args, h)
+				require.NoError(t, err)
+				f := p.(*Fragmentation)
+				require.NoError(t, f.SetWorkload([]WorkloadSpec{tt.spec}))
+				r := &model.Request{ID: "r", DeviceCount: 1, ComputePercent: 10, CPUMilli: 1000, QoS: model.QoSSilver}
+				require.True(t, f.PreScore(context.Background(), cycle(t, cl, r)).IsSuccess())
+				want := tt.fgd
+				if aware {
+					want = tt.host
+				}
+				require.InDelta(t, want, f.NodeFrag(cl.Nodes[0]), 1e-9, "hostAware=%v", aware)
+			}
+		})
+	}
+	// Δ of placing one 470-milli task with 100 GiB on the 250 GiB node:
+	// after, devices 530 and 1000 → g = 1+2 = 3, 150 GiB → h = 1, so
+	// F = 1530·(3−1)/3 = 1020 against 1000 before: Δ = +20.
+	nd := gpuNode("a", 32000, "T4", 2)
+	nd.MemoryMiB = 250 * gib
+	cl := newCluster(t, nd)
+	h := &handle{cl: cl}
+	p, err := NewFragmentation(mustArgs(t, "hostAware: true"), h)
+	require.NoError(t, err)
+	f := p.(*Fragmentation)
+	require.NoError(t, f.SetWorkload([]WorkloadSpec{shared}))
+	r := &model.Request{ID: "r", DeviceCount: 1, ComputePercent: 47, CPUMilli: 1000, HostMemoryMiB: 100 * gib, QoS: model.QoSSilver}
+	c := cycle(t, cl, r)
+	require.True(t, f.PreScore(context.Background(), c).IsSuccess())
+	var a framework.Assignment
+	require.True(t, f.Assign(context.Background(), c, cl.Nodes[0], &a).IsSuccess())
+	require.InDelta(t, 20, a.Cost, 1e-9)
+}
+
+func TestBuildWorkloadHostMemoryMean(t *testing.T) {
+	t.Parallel()
+	mk := func(mem int64) model.Request {
+		r := model.Request{ID: "x", CPUMilli: 1000, DeviceCount: 1, ComputePercent: 50, HostMemoryMiB: mem, QoS: model.QoSSilver}
+		require.NoError(t, r.Normalize())
+		return r
+	}
+	// Host memory is not in the shape key (FGD's M is unchanged): one shape,
+	// mean (1000+2000+6000)/3 = 3000 MiB.
+	all, err := BuildWorkload([]model.Request{mk(1000), mk(2000), mk(6000)}, 1)
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	require.Equal(t, int64(3000), all[0].HostMemoryMiB)
+}

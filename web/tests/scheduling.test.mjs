@@ -62,6 +62,7 @@ const drawer = () => page.locator('.ant-drawer').filter({ visible: true });
 async function openWizard() {
   // A step that failed may have left the wizard or a detail open.
   if ((await modal().count()) > 0) await modal().locator('.ant-modal-close').click();
+  if (/\/tasks\/\d+$/.test(page.url())) await closeDrawer();
   await page.getByTestId('nav-tasks').click();
   await page.waitForURL(/\/tasks$/);
   await page.getByTestId('task-new').click();
@@ -108,8 +109,9 @@ async function submitWizard(o) {
 }
 
 async function closeDrawer() {
-  await page.keyboard.press('Escape');
+  await drawer().locator('.ant-drawer-close').click();
   await page.waitForURL(/\/tasks$/);
+  await until(async () => (await drawer().count()) === 0, 'detail closed');
 }
 
 describe('scheduling console', () => {
@@ -223,6 +225,7 @@ describe('scheduling console', () => {
       return (await page.getByTestId('frag-score').getAttribute('data-score')) === '0';
     }, 'score back to 0 after the tasks ended', 10_000);
     const seen = [...scores];
+    console.log(`fragmentation scores shown on /slices: ${seen.join(', ')}`);
     assert.ok(seen.every((x) => Number.isFinite(x) && x >= 0 && x <= 1), `scores are numbers in [0,1]: ${seen}`);
     assert.ok(seen.some((x) => x > 0), `the score rose above 0 while the Bronze tasks ran: ${seen}`);
     // The list shows them succeeded; a detail shows the output.
@@ -331,9 +334,9 @@ describe('scheduling console', () => {
     await page.getByTestId('plugin-up-BinPack').click();
     await until(async () => (await plugins()).map((p) => p.name).indexOf('BinPack') === at - 1, 'BinPack moved up');
     // Weight: set BinPack's weight to 3.
-    await page.getByTestId('plugin-weight-BinPack').locator('input').fill('3').catch(async () => {
-      await page.getByTestId('plugin-weight-BinPack').fill('3');
-    });
+    const weight = page.getByTestId('plugin-weight-BinPack');
+    const input = (await weight.evaluate((e) => e.tagName)) === 'INPUT' ? weight : weight.locator('input');
+    await input.fill('3');
     await page.getByTestId('plugin-weight-save-BinPack').click();
     await until(async () => (await plugins()).find((p) => p.name === 'BinPack')?.weight === 3, 'BinPack weight 3');
     // Put Topology back on so the state is as found.

@@ -53,9 +53,13 @@ function tooltipOf(format: (v: number) => string) {
   };
 }
 
-/** hasSamples is true when at least one series has one finite value. */
+/**
+ * hasSamples is true when at least one series has one finite value. A null
+ * result or a series without float values (a native histogram) counts as
+ * empty: the server's JSON encodes empty lists as null in places.
+ */
 export function hasSamples(data?: QueryData): boolean {
-  return data?.resultType === 'matrix' && data.result.some((s) => s.values.some(([, v]) => sampleValue(v) !== null));
+  return data?.resultType === 'matrix' && (data.result ?? []).some((s) => (s.values ?? []).some(([, v]) => sampleValue(v) !== null));
 }
 
 export default function SeriesChart({ title, query, legend, format, emptyText, testId, height = 240, yMax, integer }: Props) {
@@ -63,7 +67,8 @@ export default function SeriesChart({ title, query, legend, format, emptyText, t
   const span = query.data?.window;
   const option = useMemo<EChartsCoreOption | null>(() => {
     if (!hasSamples(data) || data?.resultType !== 'matrix') return null;
-    const series = data.result
+    const series = (data.result ?? [])
+      .filter((s) => s.values?.length)
       .map((s) => ({
         name: legend(s.metric),
         type: 'line',
