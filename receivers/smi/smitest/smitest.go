@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/heteroflow/heteroflow/receivers/inventory"
@@ -17,9 +18,25 @@ import (
 // SamplesEnv overrides where the shared real-output samples live.
 const SamplesEnv = "HETEROFLOW_SMI_SAMPLES"
 
-// defaultSamples is where the project keeps the shared sample tree beside
-// the repository checkout.
-const defaultSamples = "/work/shared/smi-samples"
+// samplesDefault is ../shared/smi-samples beside the repository checkout
+// (found by walking up from the test's directory to go.mod), where the
+// project and CI keep the shared real-output samples.
+func samplesDefault() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared", "smi-samples")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
 
 // Marshal renders a snapshot the way goldens and `heteroflow smi parse`
 // show it: indented JSON with a trailing newline.
@@ -58,9 +75,9 @@ func Fixture(t testing.TB, name string) []byte {
 // not present on this machine.
 func Sample(t testing.TB, rel string) []byte {
 	t.Helper()
-	dir := os.Getenv(SamplesEnv)
+	dir := SamplesDir()
 	if dir == "" {
-		dir = defaultSamples
+		t.Skipf("sample tree not present (set %s)", SamplesEnv)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, rel))
 	if os.IsNotExist(err) {
@@ -74,7 +91,7 @@ func Sample(t testing.TB, rel string) []byte {
 func SamplesDir() string {
 	dir := os.Getenv(SamplesEnv)
 	if dir == "" {
-		dir = defaultSamples
+		dir = samplesDefault()
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return ""
@@ -91,4 +108,39 @@ func TotalMemory(s *inventory.Snapshot) int64 {
 		}
 	}
 	return sum
+}
+
+// RunGolden parses every fixture testdata/<form>-<what>.txt with parse,
+// checks that detect finds the form from the content alone, and compares
+// the inventory with testdata/<form>-<what>.golden.json (UPDATE_GOLDEN=1
+// rewrites). Every vendor parser package runs it.
+func RunGolden(t *testing.T, detect func([]byte) string, parse func([]byte) (*inventory.Snapshot, error)) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, path := range files {
+		name := strings.TrimSuffix(filepath.Base(path), ".txt")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			form, _, _ := strings.Cut(name, "-")
+			require.Equal(t, form, detect(data), "detected form")
+			snap, err := parse(data)
+			require.NoError(t, err)
+			require.NotEmpty(t, snap.Devices)
+			Golden(t, name, snap)
+		})
+	}
+}
+
+// RejectsForeignInput checks that other tools' output and garbage give a
+// readable error, never a snapshot.
+func RejectsForeignInput(t *testing.T, parse func([]byte) (*inventory.Snapshot, error)) {
+	t.Parallel()
+	for _, in := range []string{"", "   \n", "hello world\n", "{\"x\": 1}", "<html></html>"} {
+		_, err := parse([]byte(in))
+		require.Error(t, err, "input %q", in)
+	}
 }
