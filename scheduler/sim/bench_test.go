@@ -133,7 +133,7 @@ func BenchmarkPlacement5000x8NoMemo(b *testing.B) { benchPlacement(b, 300, false
 
 // BenchmarkOpenbReplay: one full default-trace replay per op (seed 42).
 func BenchmarkOpenbReplay(b *testing.B) {
-	const dir = "/work/shared/trace/"
+	dir := traceDir()
 	nodes, err := LoadNodes(dir + "openb_node_list_gpu_node.csv")
 	if err != nil {
 		b.Skip("openb trace not present")

@@ -205,7 +205,7 @@ func TestTuneOrder(t *testing.T) {
 // TestOpenbDefaultTrace runs the real trace when present: the default
 // profile must place at least as much as the FGD reference on seed 42.
 func TestOpenbDefaultTrace(t *testing.T) {
-	const dir = "/work/shared/trace/"
+	dir := traceDir()
 	if _, err := os.Stat(dir + "openb_pod_list_default.csv"); err != nil || testing.Short() {
 		t.Skip("openb trace not present (or -short)")
 	}
@@ -232,7 +232,7 @@ func TestOpenbDefaultTrace(t *testing.T) {
 // 130% arrived with FGD's published mean (REFERENCE.md). About a minute of
 // CPU, so it runs only with HETEROFLOW_OPENB_FULL=1.
 func TestOpenbPublishedFigures(t *testing.T) {
-	const dir = "/work/shared/trace/"
+	dir := traceDir()
 	if os.Getenv("HETEROFLOW_OPENB_FULL") == "" || testing.Short() {
 		t.Skip("set HETEROFLOW_OPENB_FULL=1 to replay all 12 openb traces × 10 seeds")
 	}
