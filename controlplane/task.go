@@ -113,8 +113,12 @@ const (
 	MaxTimeoutSecond = 30 * 24 * 3600
 )
 
-// Validate returns an ErrInvalid naming the first bad field.
+// Validate returns an ErrInvalid naming the first bad field. A task that
+// asks for devices without a compute share gets whole devices (100%).
 func (s *TaskSpec) Validate() error {
+	if s.DeviceCount > 0 && s.ComputePercent == 0 {
+		s.ComputePercent = 100
+	}
 	switch {
 	case s.Name == "":
 		return Invalidf("name is required")
@@ -148,9 +152,6 @@ func (s *TaskSpec) Validate() error {
 	}
 	if !s.QoS.Valid() {
 		return Invalidf("qos must be gold, silver or bronze, not %q", s.QoS)
-	}
-	if s.DeviceCount > 0 && s.QoS == QoSGold && s.ComputePercent == 0 {
-		s.ComputePercent = 100
 	}
 	for k := range s.Labels {
 		if k == "" || len(k) > 63 {

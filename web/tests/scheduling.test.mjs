@@ -301,7 +301,7 @@ describe('scheduling console', () => {
     assert.ok(victim, 'some Bronze task was preempted by the vip task');
     await closeDrawer();
     await page.goto(`${server.consoleURL}/tasks/${victim}`);
-    await drawer().getByTestId('task-tab-events').click();
+    await drawer().getByTestId('task-tab-spec').click();
     const reasons = drawer().getByTestId('task-event-reason');
     await until(async () => (await reasons.allTextContents()).some((r) => r.includes(`preempted by task ${ids.vip} (priority 900 > 0, gold)`)),
       'preemption reason in the timeline');

@@ -189,16 +189,23 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
             activeKey={tab}
             onChange={setTab}
             items={[
-              { key: 'spec', label: <span data-testid="task-tab-spec">{t('tasks.spec')}</span>, children: <Spec task={task} /> },
+              {
+                key: 'spec',
+                label: <span data-testid="task-tab-spec">{t('tasks.spec')}</span>,
+                children: (
+                  <Space direction="vertical" size="large" style={{ width: '100%' }}>
+                    <Spec task={task} />
+                    <div>
+                      <Typography.Title level={5}>{t('tasks.events')}</Typography.Title>
+                      <Events taskId={task.id} live={live} />
+                    </div>
+                  </Space>
+                ),
+              },
               {
                 key: 'placement',
                 label: <span data-testid="task-tab-placement">{t('sched.detail.placement')}</span>,
                 children: <Placement task={task} live={live} />,
-              },
-              {
-                key: 'events',
-                label: <span data-testid="task-tab-events">{t('tasks.events')}</span>,
-                children: <Events taskId={task.id} live={live} />,
               },
               {
                 key: 'logs',
