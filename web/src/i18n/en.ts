@@ -234,6 +234,7 @@ const en = {
       },
     },
     detail: {
+      overview: 'Overview',
       placement: 'Placement',
       placedAs: 'Placed as',
       noSlicesYet: 'No devices held yet',

@@ -236,6 +236,7 @@ const zh: Messages = {
       },
     },
     detail: {
+      overview: '概览',
       placement: '放置',
       placedAs: '放置详情',
       noSlicesYet: '尚未占用设备',

@@ -191,7 +191,7 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
             items={[
               {
                 key: 'spec',
-                label: <span data-testid="task-tab-spec">{t('tasks.spec')}</span>,
+                label: <span data-testid="task-tab-spec">{t('sched.detail.overview')}</span>,
                 children: (
                   <Space direction="vertical" size="large" style={{ width: '100%' }}>
                     <Spec task={task} />
