@@ -9,7 +9,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --sho
 DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics
 FUZZTIME ?= 20000x
 
-.PHONY: all build web go deps deb-deps web-deps run test test-go test-fuzz test-web bench clean
+.PHONY: all build web go deps deb-deps web-deps run test test-go test-fuzz test-deploy test-web bench clean
 
 all: build
 
@@ -42,13 +42,17 @@ run: build
 	./deploy/dev-run.sh
 
 ## test: the whole suite (Go incl. PostgreSQL conformance, brief fuzzing, browser tests)
-test: deps build test-go test-fuzz test-web
+test: deps build test-go test-fuzz test-deploy test-web
 
 test-go:
 	$(GO) test -count=1 -timeout 20m ./...
 
 test-fuzz:
 	./deploy/fuzz-all.sh $(FUZZTIME)
+
+## test-deploy: the all-in-one deploy script end to end into a temporary root
+test-deploy:
+	HETEROFLOW_BIN=$(CURDIR)/$(BIN) ./deploy/test-deploy-agent.sh
 
 test-web:
 	@if [ -f web/package.json ]; then cd web && HETEROFLOW_BIN=$(CURDIR)/$(BIN) npm test; fi

@@ -17,6 +17,8 @@
 #   --console URL  (HETEROFLOW_CONSOLE)  where to download from (default: server host, port 5173)
 #   --token TOKEN  (HETEROFLOW_TOKEN)    one-time bootstrap token
 #   --prefix DIR   (HETEROFLOW_PREFIX)   install root (default /); tests use a temporary root
+#   --ca-file PEM  (HETEROFLOW_CA_FILE)  CA to trust for an https:// server (mTLS setups)
+#   --server-fingerprint SHA256 (HETEROFLOW_SERVER_FINGERPRINT)  pin a self-signed server certificate
 #   --no-systemd                         do not register a systemd unit (use the fallback)
 #   --timeout SEC                        step 5 wait (default 60)
 set -euo pipefail
@@ -25,6 +27,8 @@ SERVER="${HETEROFLOW_SERVER:-}"
 CONSOLE="${HETEROFLOW_CONSOLE:-}"
 TOKEN="${HETEROFLOW_TOKEN:-}"
 PREFIX="${HETEROFLOW_PREFIX:-}"
+CA_FILE="${HETEROFLOW_CA_FILE:-}"
+FINGERPRINT="${HETEROFLOW_SERVER_FINGERPRINT:-}"
 USE_SYSTEMD=auto
 TIMEOUT=60
 
@@ -34,9 +38,11 @@ while [ $# -gt 0 ]; do
     --console) CONSOLE="$2"; shift 2 ;;
     --token) TOKEN="$2"; shift 2 ;;
     --prefix) PREFIX="$2"; shift 2 ;;
+    --ca-file) CA_FILE="$2"; shift 2 ;;
+    --server-fingerprint) FINGERPRINT="$2"; shift 2 ;;
     --no-systemd) USE_SYSTEMD=no; shift ;;
     --timeout) TIMEOUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "unknown option / 未知参数: $1" >&2; exit 2 ;;
   esac
 done
@@ -74,7 +80,7 @@ fi
 BIN_DIR="$PREFIX/usr/local/bin"
 mkdir -p "$BIN_DIR" || fail "cannot create $BIN_DIR"
 URL="$CONSOLE/downloads/heteroflow-linux-$GOARCH"
-curl -fsSL --retry 3 -o "$BIN_DIR/heteroflow.download" "$URL" || fail "download $URL failed / 下载失败"
+curl -fsSL --retry 3 ${CA_FILE:+--cacert "$CA_FILE"} -o "$BIN_DIR/heteroflow.download" "$URL" || fail "download $URL failed / 下载失败"
 chmod 0755 "$BIN_DIR/heteroflow.download"
 "$BIN_DIR/heteroflow.download" version >/dev/null 2>&1 || fail "downloaded file is not a working heteroflow binary / 下载的文件无法运行"
 mv "$BIN_DIR/heteroflow.download" "$BIN_DIR/heteroflow"
@@ -97,6 +103,8 @@ cat >"$ENV_FILE" <<ENV
 HETEROFLOW_SERVER=$SERVER
 HETEROFLOW_TOKEN=$TOKEN
 HETEROFLOW_AGENT_DATA_DIR=$DATA_DIR
+HETEROFLOW_CA_FILE=$CA_FILE
+HETEROFLOW_SERVER_FINGERPRINT=$FINGERPRINT
 ENV
 ok "wrote $ENV_FILE"
 if [ "$USE_SYSTEMD" = auto ]; then
@@ -150,7 +158,7 @@ KEY="$(sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' "$DATA_DIR/credentials.json")
 # answer with state online is the registration check.
 STATE=""
 until [ "$STATE" = online ]; do
-  STATE="$(curl -fsS -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  STATE="$(curl -fsS ${CA_FILE:+--cacert "$CA_FILE"} -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
     -d '{"health":"ok","running":[]}' "$SERVER/api/v1/agents/heartbeat" 2>/dev/null | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p')" || true
   [ "$STATE" = online ] && break
   [ "$(date +%s)" -lt "$deadline" ] || fail "node $NODE_ID is not online on $SERVER / 节点未上线"
