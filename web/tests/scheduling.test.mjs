@@ -290,14 +290,14 @@ describe('scheduling console', () => {
       name: `vip-${suffix}`, vendor: 'ascend', devices: 1, compute: 100, qos: 'gold', priority: 900, command: `sh -c 'echo vip'`,
     });
     await until(async () => (await getTask(ids.vip)).state === 'succeeded', 'vip succeeded', 40_000);
-    let victim = 0;
+    const victims = [];
     for (const id of fill) {
       const ev = (await call('GET', `/api/v1/tasks/${id}/events`)).body.items;
-      if (ev.some((e) => e.reason?.includes(`preempted by task ${ids.vip}`))) {
-        victim = id;
-        break;
-      }
+      if (ev.some((e) => e.reason?.includes(`preempted by task ${ids.vip}`))) victims.push(id);
     }
+    // Reported, not asserted: the smallest victim set is one task here.
+    console.log(`Bronze tasks preempted for the 1-device vip task: ${victims.length} (${victims.join(', ')})`);
+    const victim = victims[0];
     assert.ok(victim, 'some Bronze task was preempted by the vip task');
     await closeDrawer();
     await page.goto(`${server.consoleURL}/tasks/${victim}`);
