@@ -175,6 +175,27 @@ func recordAck(t *testing.T, line string, acked map[int64]int) {
 // event, each event chain starts at submitted and follows the transition
 // table, attempts equal the retries recorded, and every acknowledged write
 // survived.
+// stableRead reads a task and its events until the task row did not change
+// around the events read. A killed client's last statement may still commit
+// on a database server (PostgreSQL finishes a statement whose client died),
+// and the task row and its events are read in two queries: each committed
+// state is consistent, but two reads may straddle that late commit.
+func stableRead(t *testing.T, s controlplane.Store, id int64) (*controlplane.Task, []*controlplane.TaskEvent) {
+	ctx := t.Context()
+	for try := 0; ; try++ {
+		before, err := s.GetTask(ctx, id)
+		require.NoError(t, err)
+		evs, err := s.ListTaskEvents(ctx, id)
+		require.NoError(t, err)
+		after, err := s.GetTask(ctx, id)
+		require.NoError(t, err)
+		if (before.State == after.State && before.UpdatedAt.Equal(after.UpdatedAt)) || try == 50 {
+			return after, evs
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func checkConsistent(t *testing.T, s controlplane.Store, acked map[int64]int) {
 	ctx := t.Context()
 	var tasks []*controlplane.Task
@@ -188,10 +209,9 @@ func checkConsistent(t *testing.T, s controlplane.Store, acked map[int64]int) {
 		}
 	}
 	byID := map[int64]bool{}
-	for _, task := range tasks {
-		byID[task.ID] = true
-		evs, err := s.ListTaskEvents(ctx, task.ID)
-		require.NoError(t, err)
+	for _, listed := range tasks {
+		byID[listed.ID] = true
+		task, evs := stableRead(t, s, listed.ID)
 		require.Equal(t, controlplane.TaskState(""), evs[0].From, "task %d", task.ID)
 		require.Equal(t, controlplane.TaskSubmitted, evs[0].To, "task %d", task.ID)
 		retries := 0

@@ -190,7 +190,24 @@ func (a *API) exec(ctx context.Context, q promql.Query, expr string) (result, *a
 		return result{}, engineError(res.Err)
 	}
 	warnings, infos := res.Warnings.AsStrings(expr, 10, 10)
-	return result{data: queryData{ResultType: res.Value.Type(), Result: res.Value}, warnings: warnings, infos: infos}, nil
+	return result{data: queryData{ResultType: res.Value.Type(), Result: nonNil(res.Value)}, warnings: warnings, infos: infos}, nil
+}
+
+// nonNil turns the engine's nil Matrix/Vector (e.g. sum() over no series)
+// into an empty one: Prometheus answers "result":[] there, never null, and
+// clients iterate over the result without a null check.
+func nonNil(v parser.Value) parser.Value {
+	switch x := v.(type) {
+	case promql.Matrix:
+		if x == nil {
+			return promql.Matrix{}
+		}
+	case promql.Vector:
+		if x == nil {
+			return promql.Vector{}
+		}
+	}
+	return v
 }
 
 // engineError classifies like Prometheus' returnAPIError.
