@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -87,6 +88,7 @@ func (s *Service) createQuota(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.reloadQuotas(r.Context())
 	httpapi.SetAudit(r.Context(), "quota.create", "quota/"+strconv.FormatInt(q.ID, 10))
 	writeJSON(w, http.StatusCreated, quotaOut(q, nil, false))
 }
@@ -123,6 +125,7 @@ func (s *Service) putQuota(w http.ResponseWriter, r *http.Request) {
 	}
 	q := body.domain()
 	q.ID = id
+	s.reloadQuotas(r.Context())
 	httpapi.SetAudit(r.Context(), "quota.update", "quota/"+strconv.FormatInt(id, 10))
 	if err := s.store.UpdateQuota(r.Context(), q); err != nil {
 		s.fail(w, r, err)
@@ -142,10 +145,25 @@ func (s *Service) deleteQuota(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	s.reloadQuotas(r.Context())
 	httpapi.SetAudit(r.Context(), "quota.delete", "quota/"+strconv.FormatInt(id, 10))
 	if err := s.store.DeleteQuota(r.Context(), id); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// reloadQuotas makes a quota change take effect at once on this server
+// (the loop re-reads quotas every NodeSync otherwise, which is how other
+// servers' changes reach the leader).
+func (s *Service) reloadQuotas(ctx context.Context) {
+	qs, err := s.store.ListQuotas(ctx)
+	if err != nil {
+		s.log.Warn("scheduling: reload quotas", "err", err)
+		return
+	}
+	s.mu.Lock()
+	s.quotas = qs
+	s.mu.Unlock()
 }

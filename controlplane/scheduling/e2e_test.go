@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -95,6 +96,20 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	require.Positive(t, preempted)
+	// Smallest victim set: the urgent task needs one whole AMD device, so it
+	// displaces at most one device's worth of shares (4 × 25%), never work
+	// on further devices while its first victims are still stopping.
+	victims := 0
+	for _, tk := range all {
+		evs, err := h.db.ListTaskEvents(ctx, tk.ID)
+		require.NoError(t, err)
+		for _, ev := range evs {
+			if strings.Contains(ev.Reason, fmt.Sprintf("preempted by task %d ", hp.ID)) {
+				victims++
+			}
+		}
+	}
+	require.LessOrEqual(t, victims, 4, "victims of the urgent task")
 
 	// Ledger balanced: one more tick releases the last ends; then no rows
 	// are left and nothing is allocated in the cluster.

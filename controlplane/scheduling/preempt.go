@@ -55,7 +55,26 @@ func (s *Service) preemptLocked(ctx context.Context, by *controlplane.Task, prop
 		s.m.preemptions.Inc()
 	}
 	s.log.Info("scheduling: preempted", "by", by.ID, "node", prop.Node, "victims", out)
+	if len(out) > 0 {
+		s.preempted[by.ID] = out
+	}
 	return out, nil
+}
+
+// drainingVictimsLocked lists the victims task id displaced that still hold
+// their devices (draining until their agents confirm the stop). Once all
+// are gone the record is dropped and the task may preempt again.
+func (s *Service) drainingVictimsLocked(id int64) []int64 {
+	var still []int64
+	for _, v := range s.preempted[id] {
+		if p, ok := s.snap.placed[v]; ok && p.draining {
+			still = append(still, v)
+		}
+	}
+	if len(still) == 0 {
+		delete(s.preempted, id)
+	}
+	return still
 }
 
 // requeueLocked moves a placed task back to queued (its state may have

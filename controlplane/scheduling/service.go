@@ -68,6 +68,9 @@ type Service struct {
 	lastTick time.Time
 	quotas   []*controlplane.Quota
 	cur      *controlplane.Task // the task in Schedule, for the quota checker
+	// preempted: preemptor → the victims it displaced, so a waiting
+	// preemptor does not displace more while those are still stopping.
+	preempted map[int64][]int64
 }
 
 // New builds the service; Run starts it.
@@ -93,7 +96,7 @@ func New(o Options) (*Service, error) {
 	}
 	s := &Service{store: o.Store, cfg: o.Config, log: o.Logger, notify: o.Notifier, sample: o.Sampler,
 		holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
-		waiting: map[string][]*pending{}}
+		waiting: map[string][]*pending{}, preempted: map[int64][]int64{}}
 	m, err := newMetrics(o.Registry, s)
 	if err != nil {
 		return nil, fmt.Errorf("scheduling metrics: %w", err)

@@ -64,7 +64,14 @@ func (s *Service) unschedulableLocked(ctx context.Context, t *controlplane.Task,
 	if p, ok := s.fw.Plugin(plugins.NamePreempt); ok {
 		pr := p.(*plugins.Preempt)
 		d.Preemption = &preemptWhy{Mode: pr.Mode()}
-		if prop := pr.Take(); prop != nil && res.Nominated != "" {
+		prop := pr.Take()
+		if waiting := s.drainingVictimsLocked(t.ID); len(waiting) > 0 {
+			// This task already displaced work that is still stopping: wait
+			// for those devices rather than displacing more (smallest set).
+			d.Preemption.Victims = waiting
+			prop = nil
+		}
+		if prop != nil && res.Nominated != "" {
 			victims, err := s.preemptLocked(ctx, t, prop)
 			if err != nil {
 				return err

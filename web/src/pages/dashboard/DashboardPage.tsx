@@ -152,7 +152,6 @@ export default function DashboardPage() {
       <Card
         title={t('dash.title')}
         extra={<Typography.Text type="secondary">{t('dash.autoRefresh')}</Typography.Text>}
-        styles={{ body: { padding: summary.data ? 16 : undefined } }}
       >
         {summary.error && <Alert type="error" showIcon message={errorText(summary.error)} data-testid="dash-error" />}
         {summary.data && summary.data.nodes.total === 0 && (
