@@ -41,23 +41,7 @@ func (db *DB) ListTasksByState(ctx context.Context, states []controlplane.TaskSt
 	args = append(args, limit)
 	q := `SELECT ` + taskCols + ` FROM tasks WHERE state IN (?` + strings.Repeat(", ?", len(states)-1) +
 		`) ORDER BY priority DESC, created_at, id LIMIT ?`
-	var out []*controlplane.Task
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanTask(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, t)
-		}
-		return mapErr(rows.Err())
-	})
-	return out, err
+	return queryAll(ctx, db, scanTask, q, args...)
 }
 
 // BindTasks: ledger rows + run assignment + queued → scheduled, for every
@@ -134,23 +118,7 @@ func (db *DB) ListAllocations(ctx context.Context, nodeID string) ([]*controlpla
 		args = append(args, nodeID)
 	}
 	q += ` ORDER BY task_id, attempt, device_pos`
-	var out []*controlplane.Allocation
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := scanAllocation(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return mapErr(rows.Err())
-	})
-	return out, err
+	return queryAll(ctx, db, scanAllocation, q, args...)
 }
 
 // staleWhere selects ledger rows whose attempt is no longer placed: the task
@@ -199,23 +167,7 @@ func (db *DB) ReleaseAllocations(ctx context.Context, k controlplane.AllocationK
 // ListRetryable: see controlplane.SchedulingStore.
 func (db *DB) ListRetryable(ctx context.Context, limit int) ([]*controlplane.Task, error) {
 	limit = storeutil.ListLimit(limit)
-	var out []*controlplane.Task
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE state IN ('failed', 'timed_out')
+	return queryAll(ctx, db, scanTask, `SELECT `+taskCols+` FROM tasks WHERE state IN ('failed', 'timed_out')
 			AND attempt < max_retries AND NOT EXISTS (SELECT 1 FROM task_schedule s WHERE s.task_id = tasks.id AND s.final = 1)
 			ORDER BY finished_at, id LIMIT ?`, limit)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanTask(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, t)
-		}
-		return mapErr(rows.Err())
-	})
-	return out, err
 }

@@ -107,24 +107,8 @@ func (db *DB) GetAssignment(ctx context.Context, id int64) (*controlplane.Assign
 
 // OpenAssignments lists a node's assignments not yet done, oldest first.
 func (db *DB) OpenAssignments(ctx context.Context, nodeID string) ([]*controlplane.Assignment, error) {
-	var out []*controlplane.Assignment
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+assignmentCols+` FROM assignments
+	return queryAll(ctx, db, scanAssignment, `SELECT `+assignmentCols+` FROM assignments
 			WHERE node_id = ? AND done_at IS NULL ORDER BY id`, nodeID)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := scanAssignment(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return mapErr(rows.Err())
-	})
-	return out, err
 }
 
 // ApplyNodeStatus applies one agent outbox entry exactly once (see
@@ -222,27 +206,11 @@ func (db *DB) CloseAssignment(ctx context.Context, id int64, result json.RawMess
 
 // RunsToStop: see controlplane.NodeStore.
 func (db *DB) RunsToStop(ctx context.Context, since time.Time) ([]*controlplane.Assignment, error) {
-	var out []*controlplane.Assignment
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT a.id, a.node_id, a.kind, a.task_id, a.attempt, a.payload, a.result,
+	return queryAll(ctx, db, scanAssignment, `SELECT a.id, a.node_id, a.kind, a.task_id, a.attempt, a.payload, a.result,
 			a.created_at, a.done_at FROM assignments a JOIN tasks t ON t.id = a.task_id
 			WHERE a.kind = 'run' AND a.created_at > ? AND a.result IS NULL
 			AND (t.state IN ('cancelled', 'timed_out', 'failed', 'queued') OR t.attempt <> a.attempt OR t.node_id <> a.node_id)
 			AND NOT EXISTS (SELECT 1 FROM assignments c WHERE c.kind = 'cancel' AND c.task_id = a.task_id
 				AND c.attempt = a.attempt AND c.node_id = a.node_id)
 			ORDER BY a.id`, ts(since))
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := scanAssignment(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return mapErr(rows.Err())
-	})
-	return out, err
 }

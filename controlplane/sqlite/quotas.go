@@ -50,23 +50,7 @@ func (db *DB) GetQuota(ctx context.Context, id int64) (*controlplane.Quota, erro
 
 // ListQuotas returns every quota by tenant, project, vendor.
 func (db *DB) ListQuotas(ctx context.Context) ([]*controlplane.Quota, error) {
-	var out []*controlplane.Quota
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+quotaCols+` FROM quotas ORDER BY tenant, project, vendor`)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			q, err := scanQuota(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, q)
-		}
-		return mapErr(rows.Err())
-	})
-	return out, err
+	return queryAll(ctx, db, scanQuota, `SELECT `+quotaCols+` FROM quotas ORDER BY tenant, project, vendor`)
 }
 
 // UpdateQuota rewrites q's limits and policy (identity fields included).
