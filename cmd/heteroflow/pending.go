@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
+
+	"github.com/heteroflow/heteroflow/controlplane/client"
 )
 
 // whyJSON is GET /api/v1/tasks/{id}/why.
@@ -38,19 +40,9 @@ type whyJSON struct {
 }
 
 func taskWhyCmd(cf *clientFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "why ID",
-		Short: "Why a task is pending: per-node reasons of its last scheduling attempt / 任务为何等待：上次调度各节点的原因",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := taskID(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := cf.client()
-			if err != nil {
-				return err
-			}
+	return taskIDCmd(cf, "why ID",
+		"Why a task is pending: per-node reasons of its last scheduling attempt / 任务为何等待：上次调度各节点的原因",
+		func(cmd *cobra.Command, c *client.Client, id int64) error {
 			var raw json.RawMessage
 			if err := c.Do(cmd.Context(), http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/why", id), nil, &raw); err != nil {
 				return err
@@ -65,8 +57,7 @@ func taskWhyCmd(cf *clientFlags) *cobra.Command {
 			}
 			printWhy(cmd.OutOrStdout(), &w)
 			return nil
-		},
-	}
+		})
 }
 
 func printWhy(out io.Writer, w *whyJSON) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/client"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 )
 
@@ -172,10 +173,14 @@ func taskID(arg string) (int64, error) {
 	return id, nil
 }
 
-func taskGetCmd(cf *clientFlags) *cobra.Command {
+// taskIDCmd builds a subcommand taking one task ID: it parses the ID,
+// connects with the saved credentials and hands both to run.
+func taskIDCmd(cf *clientFlags, use, short string,
+	run func(cmd *cobra.Command, c *client.Client, id int64) error,
+) *cobra.Command {
 	return &cobra.Command{
-		Use:   "get ID",
-		Short: "Show a task / 查看任务",
+		Use:   use,
+		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := taskID(args[0])
@@ -186,45 +191,38 @@ func taskGetCmd(cf *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := c.GetTask(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if cf.json {
-				return printJSON(cmd.OutOrStdout(), t)
-			}
-			printTasks(cmd.OutOrStdout(), []httpapi.TaskJSON{*t})
-			if t.Reason != "" {
-				fmt.Fprintf(cmd.OutOrStdout(), "reason / 原因: %s\n", t.Reason)
-			}
-			return nil
+			return run(cmd, c, id)
 		},
 	}
 }
 
+func taskGetCmd(cf *clientFlags) *cobra.Command {
+	return taskIDCmd(cf, "get ID", "Show a task / 查看任务", func(cmd *cobra.Command, c *client.Client, id int64) error {
+		t, err := c.GetTask(cmd.Context(), id)
+		if err != nil {
+			return err
+		}
+		if cf.json {
+			return printJSON(cmd.OutOrStdout(), t)
+		}
+		printTasks(cmd.OutOrStdout(), []httpapi.TaskJSON{*t})
+		if t.Reason != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "reason / 原因: %s\n", t.Reason)
+		}
+		return nil
+	})
+}
+
 func taskCancelCmd(cf *clientFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "cancel ID",
-		Short: "Cancel a task / 取消任务",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := taskID(args[0])
-			if err != nil {
-				return err
-			}
-			c, err := cf.client()
-			if err != nil {
-				return err
-			}
-			t, err := c.CancelTask(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if cf.json {
-				return printJSON(cmd.OutOrStdout(), t)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "task %d %s / 已取消\n", t.ID, t.State)
-			return nil
-		},
-	}
+	return taskIDCmd(cf, "cancel ID", "Cancel a task / 取消任务", func(cmd *cobra.Command, c *client.Client, id int64) error {
+		t, err := c.CancelTask(cmd.Context(), id)
+		if err != nil {
+			return err
+		}
+		if cf.json {
+			return printJSON(cmd.OutOrStdout(), t)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "task %d %s / 已取消\n", t.ID, t.State)
+		return nil
+	})
 }
