@@ -27,7 +27,7 @@ import (
 type Fragmentation struct {
 	h         framework.Handle
 	coverage  float64
-	gpuWeight float64
+	demandExp float64
 	host      bool
 	// pending is the latest workload from SetWorkload (any goroutine);
 	// PreScore, on the scheduling goroutine, compiles it into specs. Assign
@@ -59,11 +59,18 @@ type fragmentationArgs struct {
 	// Coverage of the target workload when built from observed tasks
 	// (ObserveWorkload): 1.0 keeps every shape, FGD's paper used 0.95.
 	Coverage float64 `yaml:"coverage"`
-	// GPUWeight adds to each shape's popularity its device demand:
-	// weight ∝ count × (1 + GPUWeight × devices × compute share), so rare
-	// but large (multi-device) shapes count by the capacity they need,
-	// not only by how often they arrive. 0 = FGD's pure popularity.
-	GPUWeight float64 `yaml:"gpuWeight"`
+	// DemandExponent tempers each shape's popularity by its device demand
+	// d = devices × compute share: weight ∝ count × d^DemandExponent
+	// (renormalised). 0 = FGD's pure popularity. Negative values count
+	// capacity stranded for small shapes above capacity stranded for big
+	// ones: an 8-device shape at −0.3 weighs 8^−0.3 ≈ 0.54 of its count, a
+	// 160-milli shape 0.16^−0.3 ≈ 1.73. Big shapes already protect
+	// themselves (a node that cannot host them strands all its free milli
+	// for them), so their count alone over-protects empty nodes; measured
+	// on the openb traces in docs/BENCHMARKS.md. CPU-only shapes keep
+	// their count: every placement changes their F_n by the same amount on
+	// every node, so their weight never moves a decision.
+	DemandExponent float64 `yaml:"demandExponent"`
 	// HostAware also counts device capacity that host memory strands: a
 	// node without the host memory for one instance of a shape cannot host
 	// it, and a shared shape's usable slices beyond what the free host
@@ -87,10 +94,10 @@ func NewFragmentation(args framework.Args, h framework.Handle) (framework.Plugin
 	if a.Coverage <= 0 || a.Coverage > 1 {
 		return nil, fmt.Errorf("coverage must be in (0, 1], got %v", a.Coverage)
 	}
-	if a.GPUWeight < 0 || a.GPUWeight > 1000 {
-		return nil, fmt.Errorf("gpuWeight must be in [0, 1000], got %v", a.GPUWeight)
+	if a.DemandExponent < -2 || a.DemandExponent > 2 {
+		return nil, fmt.Errorf("demandExponent must be in [-2, 2], got %v", a.DemandExponent)
 	}
-	return &Fragmentation{h: h, coverage: a.Coverage, gpuWeight: a.GPUWeight, host: a.HostAware}, nil
+	return &Fragmentation{h: h, coverage: a.Coverage, demandExp: a.DemandExponent, host: a.HostAware}, nil
 }
 
 // ObserveWorkload builds the target workload from observed requests with
@@ -100,18 +107,32 @@ func (p *Fragmentation) ObserveWorkload(reqs []model.Request) error {
 	if err != nil {
 		return err
 	}
-	if p.gpuWeight > 0 {
-		sum := 0.0
-		for i := range specs {
-			s := &specs[i]
-			s.Weight *= 1 + p.gpuWeight*float64(s.DeviceCount)*float64(s.ComputeMilli)/model.WholeMilli
-			sum += s.Weight
-		}
-		for i := range specs {
-			specs[i].Weight /= sum
-		}
-	}
+	temperByDemand(specs, p.demandExp)
 	return p.SetWorkload(specs)
+}
+
+// temperByDemand multiplies each device shape's weight by d^exp, d its
+// demand in devices, and renormalises the weights to sum to 1.
+// Example: shapes 8×1000 and 1×160, weights 0.5 each, exp −0.3:
+// 0.5·8^−0.3 = 0.268 and 0.5·0.16^−0.3 = 0.867 → 0.236 and 0.764.
+func temperByDemand(specs []WorkloadSpec, exp float64) {
+	if exp == 0 {
+		return
+	}
+	sum := 0.0
+	for i := range specs {
+		s := &specs[i]
+		if d := float64(s.DeviceCount) * float64(s.ComputeMilli) / model.WholeMilli; d > 0 {
+			s.Weight *= math.Pow(d, exp)
+		}
+		sum += s.Weight
+	}
+	if sum == 0 {
+		return
+	}
+	for i := range specs {
+		specs[i].Weight /= sum
+	}
 }
 
 // Name implements framework.Plugin.

@@ -168,3 +168,28 @@ func TestBuildWorkloadHostMemoryMean(t *testing.T) {
 	require.Len(t, all, 1)
 	require.Equal(t, int64(3000), all[0].HostMemoryMiB)
 }
+
+// TestTemperByDemand: weight ∝ count × d^exp, renormalised; CPU-only
+// shapes keep their raw weight before renormalising.
+func TestTemperByDemand(t *testing.T) {
+	t.Parallel()
+	specs := []WorkloadSpec{
+		{DeviceCount: 8, ComputeMilli: 1000, Weight: 0.4}, // d = 8
+		{DeviceCount: 1, ComputeMilli: 160, Weight: 0.4},  // d = 0.16
+		{CPUMilli: 4000, Weight: 0.2},                     // CPU-only: ×1
+	}
+	temperByDemand(specs, -0.3)
+	// 0.4·8^−0.3 = 0.21435, 0.4·0.16^−0.3 = 0.69305, 0.2 → sum 1.10740.
+	require.InDelta(t, 0.21435/1.10740, specs[0].Weight, 1e-4)
+	require.InDelta(t, 0.69305/1.10740, specs[1].Weight, 1e-4)
+	require.InDelta(t, 0.2/1.10740, specs[2].Weight, 1e-4)
+	// Exponent 0 is FGD's popularity, untouched.
+	same := []WorkloadSpec{{DeviceCount: 8, ComputeMilli: 1000, Weight: 0.7}, {DeviceCount: 1, ComputeMilli: 500, Weight: 0.3}}
+	temperByDemand(same, 0)
+	require.Equal(t, 0.7, same[0].Weight)
+	// Out-of-range exponents are refused at load.
+	args, err := framework.ArgsFromYAML("demandExponent: -3")
+	require.NoError(t, err)
+	_, err = NewFragmentation(args, nil)
+	require.ErrorContains(t, err, "demandExponent")
+}

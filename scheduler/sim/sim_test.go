@@ -242,16 +242,15 @@ func TestOpenbPublishedFigures(t *testing.T) {
 	require.NoError(t, err)
 	seeds, err := ParseSeeds("42-51")
 	require.NoError(t, err)
-	// shortBy is the measured shortfall we accept where the default is not
-	// yet at the published mean (docs/BENCHMARKS.md): multigpu40 is 0.01
-	// below, under one standard error of the 10-seed mean.
+	// The bar: the 10-seed mean at 130% arrived is at least FGD's
+	// published mean on every trace (measured margins: docs/BENCHMARKS.md).
 	tests := []struct {
-		trace        string
-		fgd, shortBy float64
+		trace string
+		fgd   float64
 	}{
-		{"default", 95.39, 0}, {"cpu050", 95.21, 0}, {"cpu100", 95.35, 0}, {"cpu200", 95.05, 0},
-		{"gpushare40", 94.15, 0}, {"gpushare60", 91.40, 0}, {"gpuspec10", 94.95, 0}, {"gpuspec20", 94.84, 0},
-		{"gpuspec25", 94.74, 0}, {"multigpu20", 95.65, 0}, {"multigpu30", 96.46, 0}, {"multigpu40", 96.99, 0.05},
+		{"default", 95.39}, {"cpu050", 95.21}, {"cpu100", 95.35}, {"cpu200", 95.05},
+		{"gpushare40", 94.15}, {"gpushare60", 91.40}, {"gpuspec10", 94.95}, {"gpuspec20", 94.84},
+		{"gpuspec25", 94.74}, {"multigpu20", 95.65}, {"multigpu30", 96.46}, {"multigpu40", 96.99},
 	}
 	for _, tt := range tests {
 		t.Run(tt.trace, func(t *testing.T) {
@@ -263,7 +262,7 @@ func TestOpenbPublishedFigures(t *testing.T) {
 			got := rep.AllocationPercent["130"]
 			require.NotNil(t, got)
 			t.Logf("%s: %.2f ± %.2f (FGD published %.2f)", tt.trace, got.Mean, got.SD, tt.fgd)
-			require.GreaterOrEqual(t, got.Mean, tt.fgd-tt.shortBy)
+			require.GreaterOrEqual(t, got.Mean, tt.fgd)
 		})
 	}
 }
