@@ -48,6 +48,9 @@ func (s *Service) Tick(ctx context.Context, full bool) error {
 	if err := s.admitLocked(ctx); err != nil {
 		return fmt.Errorf("admission: %w", err)
 	}
+	if err := s.observeWorkloadLocked(false); err != nil {
+		return fmt.Errorf("workload: %w", err)
+	}
 	if err := s.placeLocked(ctx); err != nil {
 		return fmt.Errorf("placement: %w", err)
 	}
@@ -109,7 +112,11 @@ func (s *Service) admitLocked(ctx context.Context) error {
 	}
 	for _, t := range tasks {
 		to, reason, final := controlplane.TaskQueued, "admitted", false
-		if _, err := requestOf(t); err != nil {
+		r, err := requestOf(t)
+		if err == nil {
+			s.shapes.add(r) // refused by quota or not, it is demand
+		}
+		if err != nil {
 			to, reason, final = controlplane.TaskFailed, "not schedulable: "+err.Error(), true
 		} else if q, why, ever := s.quotaCheckLocked(&t.Spec, ""); q != nil {
 			switch {
@@ -126,7 +133,7 @@ func (s *Service) admitLocked(ctx context.Context) error {
 				return err
 			}
 		}
-		_, err := s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted,
+		_, err = s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted,
 			To: to, Reason: reason, Actor: "scheduler"})
 		if err != nil && !errors.Is(err, controlplane.ErrConflict) {
 			return err

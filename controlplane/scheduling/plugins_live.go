@@ -119,7 +119,7 @@ func (s *Service) applySettingsLocked(stored []controlplane.PluginSetting) error
 			return err
 		}
 		s.fw, s.settings = fw, stored
-		return nil
+		return s.observeWorkloadLocked(true) // the new Fragmentation starts empty
 	}
 	for _, w := range want {
 		if err := s.fw.SetWeight(w.Name, w.Weight); err != nil {

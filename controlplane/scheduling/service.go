@@ -71,6 +71,8 @@ type Service struct {
 	// preempted: preemptor → the victims it displaced, so a waiting
 	// preemptor does not displace more while those are still stopping.
 	preempted map[int64][]int64
+	// shapes: recent task shapes, Fragmentation's target workload.
+	shapes recentShapes
 }
 
 // New builds the service; Run starts it.
@@ -207,5 +209,10 @@ func (s *Service) rebuildLocked(ctx context.Context) error {
 	}
 	s.snap, s.fw, s.settings = snap, fw, settings
 	s.waiting = map[string][]*pending{}
-	return nil
+	if len(s.shapes.reqs) == 0 {
+		if err := s.seedWorkloadLocked(ctx); err != nil {
+			return err
+		}
+	}
+	return s.observeWorkloadLocked(true)
 }
