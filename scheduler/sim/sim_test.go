@@ -232,15 +232,8 @@ func TestOpenbDefaultTrace(t *testing.T) {
 // 130% arrived with FGD's published mean (REFERENCE.md). About a minute of
 // CPU, so it runs only with HETEROFLOW_OPENB_FULL=1.
 func TestOpenbPublishedFigures(t *testing.T) {
-	dir := traceDir()
-	if os.Getenv("HETEROFLOW_OPENB_FULL") == "" || testing.Short() {
-		t.Skip("set HETEROFLOW_OPENB_FULL=1 to replay all 12 openb traces × 10 seeds")
-	}
-	nodes, err := LoadNodes(dir + "openb_node_list_gpu_node.csv")
-	require.NoError(t, err)
+	dir, nodes, seeds := fullOpenb(t)
 	prof, err := LoadProfile("default")
-	require.NoError(t, err)
-	seeds, err := ParseSeeds("42-51")
 	require.NoError(t, err)
 	// The bar: the 10-seed mean at 130% arrived is at least FGD's
 	// published mean on every trace (measured margins: docs/BENCHMARKS.md).

@@ -3,6 +3,11 @@ package sim
 import (
 	"os"
 	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
 // traceDir is ../shared/trace/ beside the repository checkout (found by
@@ -20,4 +25,20 @@ func traceDir() string {
 		dir = filepath.Dir(dir)
 	}
 	return ""
+}
+
+// fullOpenb is the setup of the long openb replays: it skips unless
+// HETEROFLOW_OPENB_FULL is set, and returns the trace folder, the openb
+// cluster and the paper's seeds 42–51.
+func fullOpenb(t *testing.T) (string, []model.Node, []uint64) {
+	t.Helper()
+	if os.Getenv("HETEROFLOW_OPENB_FULL") == "" || testing.Short() {
+		t.Skip("set HETEROFLOW_OPENB_FULL=1 to replay the openb traces × 10 seeds")
+	}
+	dir := traceDir()
+	nodes, err := LoadNodes(dir + "openb_node_list_gpu_node.csv")
+	require.NoError(t, err)
+	seeds, err := ParseSeeds("42-51")
+	require.NoError(t, err)
+	return dir, nodes, seeds
 }

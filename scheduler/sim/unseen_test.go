@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,14 +49,7 @@ func shiftMix(tasks []model.Request, pool, victim func(*model.Request) bool, sha
 // paper's ten seeds. The published figures cover only the twelve traces;
 // this checks that the default's margin is not an artefact of them.
 func TestOpenbUnseenMixes(t *testing.T) {
-	dir := traceDir()
-	if os.Getenv("HETEROFLOW_OPENB_FULL") == "" || testing.Short() {
-		t.Skip("set HETEROFLOW_OPENB_FULL=1 to replay the openb variants")
-	}
-	nodes, err := LoadNodes(dir + "openb_node_list_gpu_node.csv")
-	require.NoError(t, err)
-	seeds, err := ParseSeeds("42-51")
-	require.NoError(t, err)
+	dir, nodes, seeds := fullOpenb(t)
 	multi := func(r *model.Request) bool { return r.DeviceCount > 1 }
 	single := func(r *model.Request) bool { return r.DeviceCount == 1 }
 	shared := func(r *model.Request) bool { return r.DeviceCount == 1 && r.ComputeMilli < model.WholeMilli }
