@@ -24,7 +24,8 @@ plugins:
   - name: RDMA
   - name: Topology
   - name: Fragmentation
-    weight: 300
+    weight: 3000
+    args: {coverage: 1.0, hostAware: true, demandExponent: -0.3}
   - name: BestFit
   - name: BinPack
   - name: Audit
