@@ -113,19 +113,19 @@ func (s *Service) admitLocked(ctx context.Context) error {
 	for _, t := range tasks {
 		to, reason, final := controlplane.TaskQueued, "admitted", false
 		r, err := requestOf(t)
-		if err == nil {
-			s.shapes.add(r) // refused by quota or not, it is demand
-		}
 		if err != nil {
 			to, reason, final = controlplane.TaskFailed, "not schedulable: "+err.Error(), true
-		} else if q, why, ever := s.quotaCheckLocked(&t.Spec, ""); q != nil {
-			switch {
-			case ever:
-				to, reason, final = controlplane.TaskFailed, "refused: "+why+" (the task alone exceeds it)", true
-			case q.Policy == controlplane.QuotaRefuse:
-				to, reason, final = controlplane.TaskFailed, "refused: "+why, true
-			default:
-				reason = "admitted, waiting for quota: " + why
+		} else {
+			s.shapes.add(r) // demand for Fragmentation, whether its quota admits it now or not
+			if q, why, ever := s.quotaCheckLocked(&t.Spec, ""); q != nil {
+				switch {
+				case ever:
+					to, reason, final = controlplane.TaskFailed, "refused: "+why+" (the task alone exceeds it)", true
+				case q.Policy == controlplane.QuotaRefuse:
+					to, reason, final = controlplane.TaskFailed, "refused: "+why, true
+				default:
+					reason = "admitted, waiting for quota: " + why
+				}
 			}
 		}
 		if final {
