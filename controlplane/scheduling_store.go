@@ -87,6 +87,9 @@ func (q *Quota) Validate() error {
 	case q.Devices < 0 || q.MemoryMiB < 0 || q.ComputePercent < 0:
 		return Invalidf("quota limits must not be negative (0 = unlimited)")
 	}
+	if err := validVendor(q.Vendor); err != nil {
+		return err
+	}
 	if q.Policy == "" {
 		q.Policy = QuotaQueue
 	}

@@ -2,7 +2,11 @@ package controlplane
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
 // TaskState is a task's lifecycle state. Legal moves are in one table,
@@ -147,6 +151,9 @@ func (s *TaskSpec) Validate() error {
 	case s.Gang != "" && s.GangSize < 1:
 		return Invalidf("gang_size must be at least 1 when gang is set")
 	}
+	if err := validVendor(s.Vendor); err != nil {
+		return err
+	}
 	if s.QoS == "" {
 		s.QoS = QoSBronze
 	}
@@ -222,4 +229,13 @@ func (t Transition) Check() error {
 		return fmt.Errorf("%w: task cannot go from %s to %s", ErrConflict, t.From, t.To)
 	}
 	return nil
+}
+
+// validVendor accepts "" (any vendor) or one of inventory.Vendors: a typo
+// would otherwise leave a task pending forever, or a quota matching nothing.
+func validVendor(v string) error {
+	if v == "" || slices.Contains(inventory.Vendors, v) {
+		return nil
+	}
+	return Invalidf("vendor must be one of %s, not %q", strings.Join(inventory.Vendors, ", "), v)
 }

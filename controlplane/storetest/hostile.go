@@ -23,7 +23,7 @@ func testHostile(t *testing.T, open Opener) {
 
 			task := &controlplane.Task{OwnerID: u.ID, Reason: h, Spec: controlplane.TaskSpec{
 				Name: h, Command: []string{"sh", "-c", h}, Args: []string{h}, Env: map[string]string{"V": h},
-				Labels: map[string]string{"k": h}, Tenant: h, Project: h, Vendor: h, Models: []string{h}, Gang: h, GangSize: 1,
+				Labels: map[string]string{"k": h}, Tenant: h, Project: h, Vendor: "nvidia", Models: []string{h}, Gang: h, GangSize: 1,
 			}}
 			require.NoError(t, s.CreateTask(ctx(t), task))
 			gotTask, err := s.GetTask(ctx(t), task.ID)
