@@ -205,9 +205,11 @@ func TestManagementRoundTrip(t *testing.T) {
 		}
 	}()
 	var m managementJSON
-	require.Equal(t, http.StatusOK, e.call("GET", "/api/v1/nodes/"+n.NodeID+"/agent-status?wait=20s", e.adminKey, nil, &m))
+	require.Equal(t, http.StatusOK, e.call("POST", "/api/v1/nodes/"+n.NodeID+"/agent-status?wait=20s", e.adminKey, nil, &m))
 	require.True(t, m.Done)
 	require.Contains(t, string(m.Result), `agent-status`)
+	// Commands queue work on the node: a GET (a prefetch, a crawler) must not.
+	require.Equal(t, http.StatusMethodNotAllowed, e.call("GET", "/api/v1/nodes/"+n.NodeID+"/agent-status", e.adminKey, nil, nil))
 	require.Equal(t, http.StatusOK, e.call("POST", "/api/v1/nodes/"+n.NodeID+"/config?wait=20s", e.adminKey,
 		map[string]any{"heartbeat_interval": "5s"}, &m))
 	require.True(t, m.Done)

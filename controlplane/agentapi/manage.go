@@ -48,7 +48,8 @@ const manageWait = 10 * time.Second
 
 // manageHandler queues a management command on the node's long-poll channel
 // and waits for the answer (?wait=, default 10 s): 200 with the result, or
-// 202 with the id to GET later from /nodes/{id}/management/{mid}.
+// 202 with the id to GET later from /nodes/{id}/management/{mid}. Every
+// command is a POST: it queues work on the node, so it is not a safe GET.
 func (s *Service) manageHandler(cmd string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := chi.URLParam(r, "id")
@@ -65,8 +66,10 @@ func (s *Service) manageHandler(cmd string) http.Handler {
 				return
 			}
 			m.Config = cfg
-			httpapi.SetAudit(r.Context(), "node.config", "node/"+id)
 		}
+		// node.config, node.agent-logs, node.agent-status: every command an
+		// operator sends to an agent is in the audit log.
+		httpapi.SetAudit(r.Context(), "node."+cmd, "node/"+id)
 		wait := manageWait
 		if v := r.URL.Query().Get("wait"); v != "" {
 			d, err := parseWait(v, s.opts.MaxWait)

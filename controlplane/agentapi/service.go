@@ -114,8 +114,8 @@ func (s *Service) Mount(api *httpapi.API) {
 		api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/"+op, write, s.humanOnly(s.schedulingOp(op)))
 	}
 	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/config", write, s.humanOnly(s.manageHandler(manageConfig)))
-	api.Handle(http.MethodGet, httpapi.Prefix+"/nodes/{id}/agent-logs", write, s.humanOnly(s.manageHandler(manageLogs)))
-	api.Handle(http.MethodGet, httpapi.Prefix+"/nodes/{id}/agent-status", write, s.humanOnly(s.manageHandler(manageStatus)))
+	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/agent-logs", write, s.humanOnly(s.manageHandler(manageLogs)))
+	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/agent-status", write, s.humanOnly(s.manageHandler(manageStatus)))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/nodes/{id}/management/{mid}", write, s.humanOnly(http.HandlerFunc(s.getManagement)))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/tasks/{id}/assign", write, s.humanOnly(http.HandlerFunc(s.assignHandler)))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/tasks/{id}/logs", httpapi.Perm(auth.ResTasks, auth.ActRead), http.HandlerFunc(s.taskLogs))

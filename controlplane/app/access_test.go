@@ -100,10 +100,10 @@ var special = map[string]func(f *fixture) (string, any){
 	},
 	// Long polls and management calls wait for an agent: ask for no wait.
 	"GET /api/v1/agents/assignments": func(*fixture) (string, any) { return "/api/v1/agents/assignments?wait=10ms", nil },
-	"GET /api/v1/nodes/{id}/agent-logs": func(f *fixture) (string, any) {
+	"POST /api/v1/nodes/{id}/agent-logs": func(f *fixture) (string, any) {
 		return "/api/v1/nodes/" + f.ids["nodes"] + "/agent-logs?wait=0", nil
 	},
-	"GET /api/v1/nodes/{id}/agent-status": func(f *fixture) (string, any) {
+	"POST /api/v1/nodes/{id}/agent-status": func(f *fixture) (string, any) {
 		return "/api/v1/nodes/" + f.ids["nodes"] + "/agent-status?wait=0", nil
 	},
 	"POST /api/v1/nodes/{id}/config": func(f *fixture) (string, any) {
