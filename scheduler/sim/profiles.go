@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/heteroflow/heteroflow/scheduler/framework"
+	"github.com/heteroflow/heteroflow/scheduler/model"
+	"github.com/heteroflow/heteroflow/scheduler/plugins"
 )
 
 //go:embed profiles/*.yaml
@@ -26,17 +28,32 @@ func BuiltinProfiles() []string {
 	return out
 }
 
-// LoadProfile returns a built-in profile by name, or reads a YAML file.
+// LoadProfile returns a built-in profile by name, or reads a YAML file. The
+// plugins are built once on an empty cluster, so bad plugin arguments are
+// reported here, before any trace is read.
 func LoadProfile(nameOrPath string) (framework.Profile, error) {
 	if nameOrPath == "" {
 		nameOrPath = "default"
 	}
-	if b, err := profileFS.ReadFile("profiles/" + strings.ToLower(nameOrPath) + ".yaml"); err == nil {
-		return framework.LoadProfile(bytes.NewReader(b))
-	}
-	if _, err := os.Stat(nameOrPath); err != nil {
+	var prof framework.Profile
+	var err error
+	if b, rerr := profileFS.ReadFile("profiles/" + strings.ToLower(nameOrPath) + ".yaml"); rerr == nil {
+		prof, err = framework.LoadProfile(bytes.NewReader(b))
+	} else if _, serr := os.Stat(nameOrPath); serr != nil {
 		return framework.Profile{}, fmt.Errorf("profile %q is neither a built-in (%s) nor a readable file: %w",
-			nameOrPath, strings.Join(BuiltinProfiles(), ", "), err)
+			nameOrPath, strings.Join(BuiltinProfiles(), ", "), serr)
+	} else {
+		prof, err = framework.LoadProfileFile(nameOrPath)
 	}
-	return framework.LoadProfileFile(nameOrPath)
+	if err != nil {
+		return framework.Profile{}, err
+	}
+	cl, err := model.NewCluster(1)
+	if err != nil {
+		return framework.Profile{}, err
+	}
+	if _, err := framework.New(plugins.Registry(), prof, cl, framework.Options{}); err != nil {
+		return framework.Profile{}, err
+	}
+	return prof, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,6 +51,21 @@ func TestParseOpenb(t *testing.T) {
 	require.ErrorContains(t, err, "typo")
 	_, err = parseJSONTasks([]byte(`[{"name":"x","device_count":1,"compute_percent":150}]`))
 	require.ErrorContains(t, err, "compute_percent")
+}
+
+// TestLoadProfileChecksPluginArgs: a profile with a bad plugin argument is
+// refused when loaded, naming the plugin, before any trace is read.
+func TestLoadProfileChecksPluginArgs(t *testing.T) {
+	for _, name := range BuiltinProfiles() {
+		_, err := LoadProfile(name)
+		require.NoError(t, err, name)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("name: x\nassign: Fragmentation\nplugins:\n  - name: Fragmentation\n    args: {demandExponent: 9}\n"), 0o600))
+	_, err := LoadProfile(bad)
+	require.ErrorContains(t, err, "plugin Fragmentation: demandExponent must be in [-2, 2]")
+	_, err = LoadProfile("no-such-profile")
+	require.ErrorContains(t, err, "neither a built-in")
 }
 
 func TestParseSeeds(t *testing.T) {
