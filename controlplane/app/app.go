@@ -65,7 +65,7 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	sched, err := scheduling.New(scheduling.Options{Store: st, Config: cfg, Logger: log, Registry: a.srv.API().Registry(),
-		Notifier: agents, Sampler: a.srv.Querier()})
+		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record})
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,9 @@ type harness struct {
 	reg   *prometheus.Registry
 	nodes map[string]*fakeAgent
 	order []string
+
+	auditMu sync.Mutex
+	audited []*controlplane.AuditEntry // what the service sent to the audit log
 }
 
 func newHarness(t testing.TB, cfg Config) *harness {
@@ -61,7 +64,12 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	}
 	reg := prometheus.NewRegistry()
 	h := &harness{t: t, ctx: ctx, db: db, clk: clk, reg: reg, nodes: map[string]*fakeAgent{}}
-	svc, err := New(Options{Store: db, Config: cfg, Logger: slog.New(slog.DiscardHandler), Registry: reg, Now: clk.Now, Holder: "test"})
+	svc, err := New(Options{Store: db, Config: cfg, Logger: slog.New(slog.DiscardHandler), Registry: reg, Now: clk.Now, Holder: "test",
+		Audit: func(e *controlplane.AuditEntry) {
+			h.auditMu.Lock()
+			defer h.auditMu.Unlock()
+			h.audited = append(h.audited, e)
+		}})
 	require.NoError(t, err)
 	h.svc = svc
 	return h

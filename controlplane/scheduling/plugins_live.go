@@ -66,6 +66,9 @@ func (s *Service) buildFramework(snap *snapshot, settings []controlplane.PluginS
 	if p, ok := fw.Plugin(plugins.NamePreempt); ok {
 		p.(*plugins.Preempt).SetVictimInfo(s.victimInfo)
 	}
+	if p, ok := fw.Plugin(plugins.NameAudit); ok && s.audit != nil {
+		p.(*plugins.Audit).SetSink(s.auditDecision)
+	}
 	return fw, nil
 }
 

@@ -41,6 +41,9 @@ type Options struct {
 	// Holder names this server in the leader lease (default host+uuid).
 	Holder string
 	Now    func() time.Time
+	// Audit receives the audit entry of each scheduling decision (see
+	// auditDecision); nil = decisions go to the debug log only.
+	Audit func(*controlplane.AuditEntry)
 }
 
 // LeaseName is the leader lease of the scheduler.
@@ -54,6 +57,7 @@ type Service struct {
 	m      *metrics
 	notify Notifier
 	sample plugins.Sampler
+	audit  func(*controlplane.AuditEntry)
 	holder string
 	now    func() time.Time
 
@@ -96,7 +100,7 @@ func New(o Options) (*Service, error) {
 		host, _ := os.Hostname()
 		o.Holder = host + "/" + rand.Text()[:12]
 	}
-	s := &Service{store: o.Store, cfg: o.Config, log: o.Logger, notify: o.Notifier, sample: o.Sampler,
+	s := &Service{store: o.Store, cfg: o.Config, log: o.Logger, notify: o.Notifier, sample: o.Sampler, audit: o.Audit,
 		holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
 		waiting: map[string][]*pending{}, preempted: map[int64][]int64{}}
 	m, err := newMetrics(o.Registry, s)

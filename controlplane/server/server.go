@@ -147,6 +147,10 @@ func (s *Server) API() *httpapi.API { return s.api }
 // Store is the opened store, shared with subsystems started beside the API.
 func (s *Server) Store() controlplane.Store { return s.store }
 
+// Auditor writes audit entries off the request path (subsystems record
+// their own events through it).
+func (s *Server) Auditor() *httpapi.Auditor { return s.auditor }
+
 // Start opens the listeners and serves in the background.
 func (s *Server) Start() error {
 	var err error
