@@ -20,6 +20,11 @@ func TestDecisionsAudited(t *testing.T) {
 	h.addNode("b", inventory.VendorNVIDIA, "A100-SXM4-80GB", 2, 81920)
 	fits := h.submit(controlplane.TaskSpec{Name: "fits", DeviceCount: 1, ComputePercent: 50, QoS: controlplane.QoSSilver})
 	never := h.submit(controlplane.TaskSpec{Name: "never", DeviceCount: 4, QoS: controlplane.QoSSilver})
+	var gang []*controlplane.Task
+	for i := 0; i < 2; i++ {
+		gang = append(gang, h.submit(controlplane.TaskSpec{Name: "g", DeviceCount: 1, QoS: controlplane.QoSSilver,
+			Gang: "pair", GangSize: 2}))
+	}
 	for i := 0; i < 5; i++ {
 		h.step()
 	}
@@ -47,4 +52,15 @@ func TestDecisionsAudited(t *testing.T) {
 	require.Equal(t, "task.unschedulable", refused[0].Action)
 	require.Equal(t, controlplane.LevelWarn, refused[0].Level)
 	require.Contains(t, refused[0].Detail, "0/2 nodes are available")
+
+	// A gang's first member is reserved and held (waiting); the member that
+	// completes the gang is scheduled, and both are bound.
+	first := byTarget["task/"+strconv.FormatInt(gang[0].ID, 10)]
+	second := byTarget["task/"+strconv.FormatInt(gang[1].ID, 10)]
+	require.Len(t, first, 1)
+	require.Equal(t, "task.waiting", first[0].Action)
+	require.Len(t, second, 1)
+	require.Equal(t, "task.scheduled", second[0].Action)
+	require.NotEmpty(t, h.task(gang[0].ID).NodeID)
+	require.NotEmpty(t, h.task(gang[1].ID).NodeID)
 }

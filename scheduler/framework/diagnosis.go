@@ -54,7 +54,7 @@ type CandidateScore struct {
 type Decision struct {
 	Request    *model.Request   `json:"request"`
 	Placement  *model.Placement `json:"placement,omitempty"`
-	Status     string           `json:"status"`
+	Status     string           `json:"status"`               // scheduled, waiting (held by Permit) or unschedulable
 	Candidates []CandidateScore `json:"candidates,omitempty"` // winner first
 	Diagnosis  *Diagnosis       `json:"diagnosis,omitempty"`
 }

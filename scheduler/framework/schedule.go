@@ -177,7 +177,11 @@ func (f *Framework) commit(ctx context.Context, cfg *compiled, c *Cycle, ni *mod
 			}
 		}
 	}
-	f.audit(ctx, cfg, &Decision{Request: req, Placement: p, Status: "scheduled", Candidates: cands})
+	status := "scheduled"
+	if res.Waiting {
+		status = "waiting" // reserved, held by a Permit plugin (a gang not yet complete)
+	}
+	f.audit(ctx, cfg, &Decision{Request: req, Placement: p, Status: status, Candidates: cands})
 	return res, nil
 }
 
