@@ -125,12 +125,12 @@ func (s *Service) putQuota(w http.ResponseWriter, r *http.Request) {
 	}
 	q := body.domain()
 	q.ID = id
-	s.reloadQuotas(r.Context())
 	httpapi.SetAudit(r.Context(), "quota.update", "quota/"+strconv.FormatInt(id, 10))
 	if err := s.store.UpdateQuota(r.Context(), q); err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	s.reloadQuotas(r.Context())
 	got, err := s.store.GetQuota(r.Context(), id)
 	if err != nil {
 		s.fail(w, r, err)
@@ -145,12 +145,12 @@ func (s *Service) deleteQuota(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.reloadQuotas(r.Context())
 	httpapi.SetAudit(r.Context(), "quota.delete", "quota/"+strconv.FormatInt(id, 10))
 	if err := s.store.DeleteQuota(r.Context(), id); err != nil {
 		s.fail(w, r, err)
 		return
 	}
+	s.reloadQuotas(r.Context())
 	w.WriteHeader(http.StatusNoContent)
 }
 
