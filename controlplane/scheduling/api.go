@@ -107,19 +107,27 @@ func (s *Service) saveSettings(r *http.Request, next []controlplane.PluginSettin
 	return s.store.PutPluginSettings(r.Context(), next)
 }
 
+// decodeWithSettings decodes a plugin-settings change and returns the
+// effective settings it applies to (stored settings over the profile).
+func (s *Service) decodeWithSettings(r *http.Request, body any) ([]controlplane.PluginSetting, error) {
+	if err := decode(r, body); err != nil {
+		return nil, err
+	}
+	stored, err := s.store.ListPluginSettings(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return currentSettings(s.cfg.Profile, stored), nil
+}
+
 func (s *Service) patchPlugin(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	var body pluginPatch
-	if err := decode(r, &body); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	stored, err := s.store.ListPluginSettings(r.Context())
+	cur, err := s.decodeWithSettings(r, &body)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	cur := currentSettings(s.cfg.Profile, stored)
 	found := false
 	for i := range cur {
 		if cur[i].Name != name {
@@ -157,16 +165,11 @@ func (s *Service) putOrder(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Order []string `json:"order"`
 	}
-	if err := decode(r, &body); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	stored, err := s.store.ListPluginSettings(r.Context())
+	cur, err := s.decodeWithSettings(r, &body)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	cur := currentSettings(s.cfg.Profile, stored)
 	byName := map[string]controlplane.PluginSetting{}
 	for _, c := range cur {
 		byName[c.Name] = c
