@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, screenshot, startServer } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
 
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 const STEP_TIMEOUT = 90_000;
@@ -18,34 +18,7 @@ let page;
 const dialogs = [];
 const pageErrors = [];
 
-/** until polls fn until it returns a truthy value, or fails with what it last saw. */
-async function until(fn, what, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last}`);
-    await sleep(200);
-  }
-}
-
-/** step runs one part of the scenario and keeps a screenshot when it fails. */
-function step(name, fn) {
-  it(name, { timeout: STEP_TIMEOUT }, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      const file = await screenshot(page, name);
-      err.message += `\n  screenshot: ${file}`;
-      throw err;
-    }
-  });
-}
+const step = stepper({ prefix: '', timeout: STEP_TIMEOUT, page: () => page });
 
 let cachedToken;
 

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { it } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const RESULTS = resolve(import.meta.dirname, '..', 'test-results');
@@ -140,4 +141,38 @@ export async function screenshot(page, name) {
   const file = join(RESULTS, `${name.replace(/[^a-z0-9-]+/gi, '_')}.png`);
   await page.screenshot({ path: file, fullPage: true }).catch(() => {});
   return file;
+}
+
+/** until polls fn until it returns a truthy value, or fails with what it last saw. */
+export async function until(fn, what, timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last}`);
+    await sleep(200);
+  }
+}
+
+/**
+ * stepper returns step(name, fn): one part of a scenario, run as a test with
+ * the given timeout, that keeps a screenshot of page() (named prefix + name)
+ * when it fails. page is a getter: the page is opened in before().
+ */
+export function stepper({ prefix = '', timeout, page }) {
+  return (name, fn) =>
+    it(name, { timeout }, async () => {
+      try {
+        await fn();
+      } catch (err) {
+        const file = await screenshot(page(), `${prefix}${name}`);
+        err.message += `\n  screenshot: ${file}`;
+        throw err;
+      }
+    });
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, screenshot, startServer } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 60_000;
@@ -20,33 +20,7 @@ const nodes = {};
 const dialogs = [];
 const pageErrors = [];
 
-/** until polls fn until it returns a truthy value, or fails with what it last saw. */
-async function until(fn, what, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last}`);
-    await sleep(250);
-  }
-}
-
-function step(name, fn) {
-  it(name, { timeout: STEP_TIMEOUT }, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      const file = await screenshot(page, `nodes-${name}`);
-      err.message += `\n  screenshot: ${file}`;
-      throw err;
-    }
-  });
-}
+const step = stepper({ prefix: 'nodes-', timeout: STEP_TIMEOUT, page: () => page });
 
 const nodeRow = (id) => page.locator(`tr[data-testid="node-row"][data-node="${id}"]`);
 const status = (id) => nodeRow(id).getByTestId('node-status').getAttribute('data-status');

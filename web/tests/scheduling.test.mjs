@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, screenshot, startServer } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 90_000;
@@ -25,33 +25,7 @@ const dialogs = [];
 const pageErrors = [];
 const ids = { gold: 0, bronze: [], pending: 0, quota: 0, vip: 0 };
 
-/** until polls fn until it returns a truthy value, or fails with what it last saw. */
-async function until(fn, what, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last}`);
-    await sleep(200);
-  }
-}
-
-function step(name, fn) {
-  it(name, { timeout: STEP_TIMEOUT }, async () => {
-    try {
-      await fn();
-    } catch (err) {
-      const file = await screenshot(page, `sched-${name}`);
-      err.message += `\n  screenshot: ${file}`;
-      throw err;
-    }
-  });
-}
+const step = stepper({ prefix: 'sched-', timeout: STEP_TIMEOUT, page: () => page });
 
 const call = (method, path, body) => api(server, method, path, { token, body });
 const getTask = async (id) => (await call('GET', `/api/v1/tasks/${id}`)).body;
