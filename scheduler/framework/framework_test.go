@@ -81,7 +81,7 @@ func cluster(t *testing.T, cpus ...int64) *model.Cluster {
 	for i, cpu := range cpus {
 		n := model.Node{Name: fmt.Sprintf("n%d", i), CPUMilli: cpu, MemoryMiB: 1024,
 			Devices: []model.Device{{Vendor: inventory.VendorNVIDIA, Model: "T4", MemoryMiB: 16384, NUMA: -1,
-				Isolation: model.IsolationFor(inventory.VendorNVIDIA, "T4")}}}
+				Isolation: inventory.IsolationFor(inventory.VendorNVIDIA, "T4")}}}
 		_, err := cl.AddNode(n)
 		require.NoError(t, err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 func dev(vendor, model string, memMiB int64) Device {
-	return Device{Vendor: vendor, Model: model, MemoryMiB: memMiB, NUMA: -1, Isolation: IsolationFor(vendor, model)}
+	return Device{Vendor: vendor, Model: model, MemoryMiB: memMiB, NUMA: -1, Isolation: inventory.IsolationFor(vendor, model)}
 }
 
 func req(t *testing.T, qos QoS, mem int64, pct float64) *Request {

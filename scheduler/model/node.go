@@ -74,7 +74,7 @@ const MaxDevicesPerNode = 64
 
 // NewNodeFromInventory builds a scheduler node from what an agent reported.
 // Isolation capabilities the agent left empty are filled from the capability
-// table (IsolationFor), so older agents still get correct QoS offers.
+// table (inventory.IsolationFor), so older agents still get correct QoS offers.
 func NewNodeFromInventory(name string, labels map[string]string, cpuMilli, memoryMiB int64,
 	rdma, vendor string, devs []inventory.Device) (Node, error) {
 	n := Node{Name: name, Labels: labels, CPUMilli: cpuMilli, MemoryMiB: memoryMiB, RDMA: rdma}
@@ -91,7 +91,7 @@ func NewNodeFromInventory(name string, labels map[string]string, cpuMilli, memor
 			sd.NUMA = *d.NUMANode
 		}
 		if sd.Isolation.Hardware == "" && sd.Isolation.DriverLimits == "" && !sd.Isolation.Sharing {
-			sd.Isolation = IsolationFor(vendor, d.Model)
+			sd.Isolation = inventory.IsolationFor(vendor, d.Model)
 		}
 		n.Devices = append(n.Devices, sd)
 	}

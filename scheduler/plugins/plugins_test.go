@@ -26,7 +26,7 @@ func gpuNode(name string, cpu int64, model_ string, n int) model.Node {
 	nd := model.Node{Name: name, CPUMilli: cpu, MemoryMiB: 1 << 20}
 	for i := 0; i < n; i++ {
 		nd.Devices = append(nd.Devices, model.Device{Index: i, Vendor: inventory.VendorNVIDIA, Model: model_, NUMA: -1,
-			MemoryMiB: 16384, Isolation: model.IsolationFor(inventory.VendorNVIDIA, model_)})
+			MemoryMiB: 16384, Isolation: inventory.IsolationFor(inventory.VendorNVIDIA, model_)})
 	}
 	return nd
 }

@@ -53,7 +53,7 @@ func heteroCluster(t testing.TB, nodes int, rng *rand.Rand) *model.Cluster {
 		}
 		for d := 0; d < 8; d++ {
 			dv := model.Device{Index: d, Vendor: k.vendor, Model: k.model, MemoryMiB: k.mem, NUMA: d / 4,
-				Isolation: model.IsolationFor(k.vendor, k.model)}
+				Isolation: inventory.IsolationFor(k.vendor, k.model)}
 			peer := d ^ 1 // NVLink/HCCS pairs
 			dv.Links = []inventory.Link{{Peer: peer, Type: inventory.LinkNVLink}}
 			n.Devices = append(n.Devices, dv)

@@ -27,7 +27,7 @@ func (v vendorQuota) Fits(r *model.Request, vendor string) (bool, string) {
 func TestQuota(t *testing.T) {
 	t.Parallel()
 	amd := model.Node{Name: "amd", CPUMilli: 8000, MemoryMiB: 1 << 20, Devices: []model.Device{{Vendor: inventory.VendorAMD,
-		Model: "MI210", MemoryMiB: 65536, NUMA: -1, Isolation: model.IsolationFor(inventory.VendorAMD, "MI210")}}}
+		Model: "MI210", MemoryMiB: 65536, NUMA: -1, Isolation: inventory.IsolationFor(inventory.VendorAMD, "MI210")}}}
 	tests := []struct {
 		name     string
 		q        vendorQuota

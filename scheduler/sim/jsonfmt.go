@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/heteroflow/heteroflow/receivers/inventory"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -26,7 +27,7 @@ func parseJSONNodes(b []byte) ([]model.Node, error) {
 		for j := range nodes[i].Devices {
 			d := &nodes[i].Devices[j]
 			if d.Isolation.Hardware == "" && d.Isolation.DriverLimits == "" && !d.Isolation.Sharing {
-				d.Isolation = model.IsolationFor(d.Vendor, d.Model)
+				d.Isolation = inventory.IsolationFor(d.Vendor, d.Model)
 			}
 		}
 		if err := nodes[i].Validate(); err != nil {

@@ -89,7 +89,7 @@ func ParseOpenbNodes(r io.Reader) ([]model.Node, error) {
 		m := field(idx, row, "model")
 		for d := 0; d < int(gpus); d++ {
 			n.Devices = append(n.Devices, model.Device{Index: d, Vendor: inventory.VendorNVIDIA, Model: m, NUMA: -1,
-				MemoryMiB: openbMemoryMiB[m], Isolation: model.IsolationFor(inventory.VendorNVIDIA, m)})
+				MemoryMiB: openbMemoryMiB[m], Isolation: inventory.IsolationFor(inventory.VendorNVIDIA, m)})
 		}
 		if err := n.Validate(); err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)

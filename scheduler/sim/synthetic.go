@@ -37,7 +37,7 @@ func SyntheticNodes(n int) []model.Node {
 		for d := 0; d < 8; d++ {
 			nd.Devices = append(nd.Devices, model.Device{Index: d, Vendor: k.vendor, Model: k.model, MemoryMiB: k.memMiB,
 				NUMA: d / 4, Links: []inventory.Link{{Peer: d ^ 1, Type: k.link}, {Peer: d ^ 2, Type: inventory.LinkPXB}},
-				Isolation: model.IsolationFor(k.vendor, k.model)})
+				Isolation: inventory.IsolationFor(k.vendor, k.model)})
 		}
 		out = append(out, nd)
 	}

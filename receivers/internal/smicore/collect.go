@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/heteroflow/heteroflow/receivers/inventory"
-	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
 // Collect takes one full snapshot of spec's devices: it finds the first
@@ -103,7 +102,7 @@ func finish(snap *inventory.Snapshot) *inventory.Snapshot {
 	for i := range snap.Devices {
 		d := &snap.Devices[i]
 		if d.Model != "" {
-			d.Isolation = model.IsolationFor(snap.Vendor, d.Model)
+			d.Isolation = inventory.IsolationFor(snap.Vendor, d.Model)
 		}
 		if d.Partitions == nil {
 			d.Partitions = []inventory.Partition{}
