@@ -212,7 +212,20 @@ func (m *httpMetrics) middleware(next http.Handler) http.Handler {
 				route = strings.TrimSuffix(p, "/*")
 			}
 		}
-		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(ww.Status())).Inc()
-		m.duration.WithLabelValues(r.Method, route).Observe(time.Since(start).Seconds())
+		method := methodLabel(r.Method)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(ww.Status())).Inc()
+		m.duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
 	})
+}
+
+// methodLabel maps the request method onto a closed set: a client may send
+// any token as its method, and each distinct label value would be a new
+// series held in memory (and self-ingested) for as long as the process runs.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
 }
