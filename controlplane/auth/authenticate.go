@@ -51,6 +51,41 @@ func (c *keyCache) drop(prefix string) {
 	c.mu.Unlock()
 }
 
+// dropOwner forgets every cached key of one owner.
+func (c *keyCache) dropOwner(ownerID int64) {
+	c.mu.Lock()
+	for p, e := range c.m {
+		if e.key.OwnerID == ownerID {
+			delete(c.m, p)
+		}
+	}
+	c.mu.Unlock()
+}
+
+// ForgetOwner drops this server's cached API keys of a user, so that a
+// change to the user (role, status, tenant, deletion) applies to the next
+// request made with any of their keys. Other servers of a cluster see the
+// change within APIKeyCacheTTL.
+func (s *Service) ForgetOwner(userID int64) { s.keys.dropOwner(userID) }
+
+// EffectiveKeyRole is the role an API key acts with: never more than its
+// owner holds now. A human-role key acts with the lower of its own role
+// and its owner's; an agent key is a node credential outside the human
+// ladder and keeps the agent role while its owner is active (it can act
+// only as its node).
+func EffectiveKeyRole(key, owner controlplane.Role) controlplane.Role {
+	if key == controlplane.RoleAgent {
+		return key
+	}
+	if owner == controlplane.RoleAgent || rank[owner] == 0 {
+		return "" // an owner outside the ladder lends no human role
+	}
+	if rank[owner] < rank[key] {
+		return owner
+	}
+	return key
+}
+
 var errBadKey = fmt.Errorf("%w: invalid API key", controlplane.ErrUnauthenticated)
 
 // Authenticate resolves a bearer credential (access JWT or API key) to a
@@ -103,6 +138,8 @@ func (s *Service) authenticateKey(ctx context.Context, credential, ip string) (*
 		reason = "failed: expired"
 	case e.owner == nil || e.owner.Status != controlplane.UserActive:
 		reason = "failed: owner missing or inactive"
+	case EffectiveKeyRole(k.Role, e.owner.Role) == "":
+		reason = "failed: owner holds no role the key can act with"
 	}
 	if reason != "" {
 		s.keys.drop(prefix)
@@ -119,7 +156,7 @@ func (s *Service) authenticateKey(ctx context.Context, credential, ip string) (*
 			s.log.Warn("touch api key", "prefix", prefix, "err", err)
 		}
 	}
-	return &Principal{UserID: k.OwnerID, Username: e.owner.Username, Role: k.Role, Tenant: e.owner.Tenant,
+	return &Principal{UserID: k.OwnerID, Username: e.owner.Username, Role: EffectiveKeyRole(k.Role, e.owner.Role), Tenant: e.owner.Tenant,
 		APIKeyID: k.ID, APIKeyPrefix: prefix}, nil
 }
 

@@ -115,6 +115,9 @@ func (a *API) patchUser(ctx context.Context, in *patchUserIn) (*Body[UserJSON], 
 	if err != nil {
 		return nil, err
 	}
+	// The owner's keys act with at most the owner's current role: forget
+	// them now so the next request re-reads the owner.
+	a.auth.ForgetOwner(u.ID)
 	if b.Password != nil || (b.Status != nil && *b.Status != controlplane.UserActive) {
 		// A new password or a disabled account ends every existing session.
 		if err := a.store.RevokeUserRefreshTokens(ctx, u.ID, a.now()); err != nil {
@@ -132,6 +135,7 @@ func (a *API) deleteUser(ctx context.Context, in *idIn) (*struct{}, error) {
 	if err := a.store.DeleteUser(ctx, in.ID); err != nil {
 		return nil, err
 	}
+	a.auth.ForgetOwner(in.ID)
 	return &struct{}{}, nil
 }
 
