@@ -17,6 +17,7 @@ type FullStore interface {
 	controlplane.Store
 	controlplane.NodeStore
 	controlplane.SchedulingStore
+	controlplane.AlertStore
 }
 
 // FullOpener returns a fresh, empty FullStore and registers its Close with
@@ -46,6 +47,11 @@ func RunExtended(t *testing.T, open FullOpener) {
 		{"TaskSchedule", testTaskSchedule},
 		{"Lease", testLease},
 		{"Races", testRacesExt},
+		{"AlertRules", testAlertRules},
+		{"AlertInstances", testAlertInstances},
+		{"AlertStats", testAlertStats},
+		{"Silences", testSilences},
+		{"ChannelsOutbox", testChannelsOutbox},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
