@@ -67,12 +67,16 @@ func Attach(ctx context.Context, api *httpapi.API, store controlplane.Store, o A
 		}
 	}
 	api.Handle(http.MethodGet, "/downloads/{file}", httpapi.Public, downloads(bin, o.Logger))
+	api.Document(http.MethodGet, "/downloads/{file}", httpapi.Doc{ID: "download-binary", Summary: "The heteroflow binary for an agent: heteroflow-<os>-<arch>",
+		Tags: []string{"agents"}, ResponseType: "application/octet-stream", Errors: []int{404}})
 	if len(o.DeployScript) > 0 {
 		api.Handle(http.MethodGet, "/deploy-agent-all-in-one.sh", httpapi.Public, http.HandlerFunc(
 			func(w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", "text/x-shellscript; charset=utf-8")
 				_, _ = w.Write(o.DeployScript)
 			}))
+		api.Document(http.MethodGet, "/deploy-agent-all-in-one.sh", httpapi.Doc{ID: "deploy-script", Summary: "The one-command agent deploy script",
+			Tags: []string{"agents"}, ResponseType: "text/x-shellscript"})
 	}
 	return svc, nil
 }

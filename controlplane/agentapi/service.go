@@ -119,6 +119,7 @@ func (s *Service) Mount(api *httpapi.API) {
 	api.Handle(http.MethodGet, httpapi.Prefix+"/nodes/{id}/management/{mid}", write, s.humanOnly(http.HandlerFunc(s.getManagement)))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/tasks/{id}/assign", write, s.humanOnly(http.HandlerFunc(s.assignHandler)))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/tasks/{id}/logs", httpapi.Perm(auth.ResTasks, auth.ActRead), http.HandlerFunc(s.taskLogs))
+	document(api)
 }
 
 // Run keeps node states and cancels in step with the ledger until ctx ends:

@@ -123,6 +123,8 @@ func New(o Options) (*API, error) {
 
 	a.Handle(http.MethodGet, "/health", Public, http.HandlerFunc(a.health))
 	a.Handle(http.MethodGet, "/metrics", Public, promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
+	a.Document(http.MethodGet, "/health", Doc{ID: "health", Summary: "Liveness and store health", Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
+	a.Document(http.MethodGet, "/metrics", Doc{ID: "server-metrics", Summary: "The server's own metrics in the Prometheus text format", Tags: []string{"server"}, ResponseType: "text/plain"})
 	a.registerAuth()
 	a.registerUsers()
 	a.registerSettings()

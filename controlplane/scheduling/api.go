@@ -32,6 +32,7 @@ func (s *Service) Mount(api *httpapi.API) {
 	api.Handle(http.MethodGet, p+"/slices", httpapi.Perm(auth.ResNodes, auth.ActRead), http.HandlerFunc(s.slices))
 	api.Handle(http.MethodGet, p+"/scheduler/defrag", httpapi.Perm(auth.ResNodes, auth.ActRead), http.HandlerFunc(s.defragPlan))
 	api.Handle(http.MethodPost, p+"/scheduler/defrag", httpapi.Perm(auth.ResPlugins, auth.ActWrite), http.HandlerFunc(s.defragExecute))
+	document(api)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -85,7 +86,7 @@ func (s *Service) listPlugins(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": out, "profile": s.cfg.Profile.Name})
+	writeJSON(w, http.StatusOK, pluginList{Items: out, Profile: s.cfg.Profile.Name})
 }
 
 type pluginPatch struct {

@@ -73,7 +73,7 @@ func (s *Service) listQuotas(w http.ResponseWriter, r *http.Request) {
 	for _, q := range qs {
 		items = append(items, quotaOut(q, rows, true))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items, "total": len(items)})
+	writeJSON(w, http.StatusOK, quotaList{Items: items, Total: len(items)})
 }
 
 func (s *Service) createQuota(w http.ResponseWriter, r *http.Request) {

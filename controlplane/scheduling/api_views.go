@@ -201,7 +201,7 @@ func (s *Service) defragPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := planDefrag(sn)
-	writeJSON(w, http.StatusOK, map[string]any{"plan": p, "execute_allowed": s.cfg.AllowDefrag})
+	writeJSON(w, http.StatusOK, defragAnswer{Plan: p, ExecuteAllowed: s.cfg.AllowDefrag})
 }
 
 // defragExecute requeues the tasks of the plan's moves ({"execute": true}),
@@ -261,5 +261,5 @@ func (s *Service) defragExecute(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	sort.Slice(moved, func(i, j int) bool { return moved[i] < moved[j] })
-	writeJSON(w, http.StatusOK, map[string]any{"plan": p, "requeued": moved})
+	writeJSON(w, http.StatusOK, defragExecuted{Plan: p, Requeued: moved})
 }

@@ -134,6 +134,7 @@ func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/write", write, ms.RemoteWriteHandler())
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/otlp/v1/metrics", write, ms.OTLPHandler())
 	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), http.StripPrefix("/prometheus", ms.QueryHandler()))
+	s.documentMetrics()
 	return nil
 }
 
