@@ -1,0 +1,12 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
+	"github.com/heteroflow/heteroflow/controlplane/storetest"
+)
+
+func TestWorkflowConformance(t *testing.T) {
+	storetest.RunWorkflows(t, func(t *testing.T) storetest.WorkflowStore { return pgtest.Open(t) })
+}
