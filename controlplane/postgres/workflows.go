@@ -334,5 +334,4 @@ func (db *DB) GetTaskOutputs(ctx context.Context, taskID int64, attempt int) (ma
 	return m, err
 }
 
-
 var _ controlplane.WorkflowStore = (*DB)(nil)
