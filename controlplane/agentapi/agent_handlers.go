@@ -203,6 +203,9 @@ func (s *Service) status(w http.ResponseWriter, r *http.Request, node string) {
 		outcome := "duplicate"
 		if applied {
 			outcome = "applied"
+			if to != "" {
+				s.m.transitions.WithLabelValues(string(to)).Inc()
+			}
 		}
 		s.m.statuses.WithLabelValues(outcome).Inc()
 		acked = u.Seq

@@ -11,6 +11,9 @@ type metrics struct {
 	heartbeats prometheus.Counter
 	statuses   *prometheus.CounterVec
 	assignLat  prometheus.Histogram
+	// transitions counts task state changes agents reported (the tasks
+	// dashboard's throughput and failures).
+	transitions *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -24,8 +27,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		assignLat: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "heteroflow_assignment_delivery_seconds",
 			Help:    "Time from storing an assignment to handing it to the agent.",
 			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 5, 30}}),
+		transitions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "heteroflow_task_transitions_total",
+			Help: "Task state changes applied from agent reports, by the state entered (running, succeeded, failed, cancelled, timed_out)."},
+			[]string{"state"}),
 	}
-	for _, c := range []prometheus.Collector{m.up, m.heartbeats, m.statuses, m.assignLat} {
+	for _, c := range []prometheus.Collector{m.up, m.heartbeats, m.statuses, m.assignLat, m.transitions} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -37,6 +37,9 @@ func (s *Service) auditDecision(_ context.Context, d *framework.Decision) {
 		det.Node, det.Slices = d.Placement.Node, d.Placement.Slices
 		if len(d.Candidates) > 0 {
 			det.Score, det.Scores = d.Candidates[0].Total, d.Candidates[0].Scores
+			for plugin, score := range det.Scores {
+				s.m.pluginScore.WithLabelValues(plugin).Observe(score)
+			}
 		}
 	case s.attempts[id] > 0:
 		return // already recorded this task's first unschedulable cycle

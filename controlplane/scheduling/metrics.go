@@ -17,7 +17,17 @@ type metrics struct {
 	binds       prometheus.Counter
 	retries     prometheus.Counter
 	preemptions prometheus.Counter
+	// The series the Grafana scheduler and tasks dashboards chart.
+	cycle       *prometheus.HistogramVec // one framework cycle, by result
+	reasons     *prometheus.CounterVec   // unschedulable cycles by refusal reason
+	pluginScore *prometheus.HistogramVec // each plugin's raw score for the winning node
+	wait        *prometheus.HistogramVec // submission to bind, by tenant
+	allocated   *prometheus.GaugeVec     // devices held by placed tasks (compute share)
+	heldSeen    map[heldKey]bool         // allocated series ever set (kept at 0 once released)
 }
+
+// heldKey is one series of heteroflow_allocated_devices.
+type heldKey struct{ node, vendor, tenant string }
 
 func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 	m := &metrics{
@@ -43,9 +53,23 @@ func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 			Help: "Failed or timed-out tasks requeued for another attempt."}),
 		preemptions: prometheus.NewCounter(prometheus.CounterOpts{Name: "heteroflow_preemptions_total",
 			Help: "Tasks preempted (requeued to make room for higher priority)."}),
+		cycle: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "heteroflow_scheduling_cycle_duration_seconds",
+			Help:    "Duration of one scheduling cycle (filter, assign, score, reserve) by result (placed, unschedulable, error).",
+			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}, []string{"result"}),
+		reasons: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "heteroflow_scheduler_unschedulable_reasons_total",
+			Help: "Unschedulable cycles by the reason nodes were refused (one count per reason per cycle)."}, []string{"reason"}),
+		pluginScore: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "heteroflow_scheduler_plugin_score",
+			Help:    "Raw score in [0,100] each score plugin gave the node a placement went to.",
+			Buckets: prometheus.LinearBuckets(10, 10, 10)}, []string{"plugin"}),
+		wait: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "heteroflow_task_wait_seconds",
+			Help:    "Time from a task's submission to its placement being bound, by tenant.",
+			Buckets: []float64{.1, .5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400}}, []string{"tenant"}),
+		allocated: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "heteroflow_allocated_devices",
+			Help: "Devices held by placed tasks, as compute share (a half slice counts 0.5), by node, vendor and tenant."},
+			[]string{"node", "vendor", "tenant"}),
 	}
 	for _, c := range []prometheus.Collector{m.leader, m.queue, m.frag, m.devices, m.unaccounted, m.attempts,
-		m.admissions, m.releases, m.binds, m.retries, m.preemptions} {
+		m.admissions, m.releases, m.binds, m.retries, m.preemptions, m.cycle, m.reasons, m.pluginScore, m.wait, m.allocated} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -60,4 +84,25 @@ func (m *metrics) observe(s *Service) {
 	m.devices.WithLabelValues("free").Set(float64(st.free))
 	m.devices.WithLabelValues("fragmented").Set(float64(st.fragmented))
 	m.devices.WithLabelValues("allocated").Set(float64(st.allocated))
+	held := map[heldKey]float64{}
+	for _, p := range s.snap.placed {
+		for i, sl := range p.slices {
+			vendor := ""
+			if i < len(p.vendor) {
+				vendor = p.vendor[i]
+			}
+			held[heldKey{p.node, vendor, p.tenant}] += float64(sl.ComputeMilli) / 1000 // milli → devices
+		}
+	}
+	// A released holder stays at 0 rather than vanishing, so that
+	// avg_over_time over a window (device-hours) counts its idle time.
+	if m.heldSeen == nil {
+		m.heldSeen = map[heldKey]bool{}
+	}
+	for k := range held {
+		m.heldSeen[k] = true
+	}
+	for k := range m.heldSeen {
+		m.allocated.WithLabelValues(k.node, k.vendor, k.tenant).Set(held[k])
+	}
 }

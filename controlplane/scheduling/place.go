@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/controlplane"
@@ -75,16 +76,21 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) e
 		return s.failLocked(ctx, t, nil, "not schedulable: "+err.Error())
 	}
 	s.cur = t
+	began := time.Now()
 	res, err := s.fw.Schedule(ctx, req, framework.ScheduleOptions{Diagnose: true})
+	took := time.Since(began).Seconds()
 	s.cur = nil
 	switch {
 	case errors.Is(err, framework.ErrUnschedulable):
+		s.m.cycle.WithLabelValues("unschedulable").Observe(took)
 		return s.unschedulableLocked(ctx, t, req, res)
 	case err != nil:
+		s.m.cycle.WithLabelValues("error").Observe(took)
 		s.log.Warn("scheduling cycle failed", "task", t.ID, "err", err)
 		s.backoffLocked(t.ID)
 		return nil
 	}
+	s.m.cycle.WithLabelValues("placed").Observe(took)
 	s.m.attempts.WithLabelValues("placed").Inc()
 	pd := &pending{task: t, placement: res.Placement, vendors: s.vendorsOf(res.Placement)}
 	if res.Waiting {
@@ -165,6 +171,7 @@ func (s *Service) bindLocked(ctx context.Context, group []*pending) error {
 		delete(s.backoff, t.ID)
 		delete(s.attempts, t.ID)
 		s.m.binds.Inc()
+		s.m.wait.WithLabelValues(t.Spec.Tenant).Observe(now.Sub(t.CreatedAt).Seconds())
 		if s.notify != nil {
 			s.notify.NotifyNode(pd.placement.Node)
 		}

@@ -57,6 +57,9 @@ func (s *Service) unschedulableLocked(ctx context.Context, t *controlplane.Task,
 	d := whyDoc{Summary: "no node fits"}
 	if dg := res.Diagnosis; dg != nil {
 		d.Summary, d.TotalNodes, d.ByReason, d.Nodes = dg.Summary(), dg.Total, dg.ByReason, dg.Nodes
+		for reason := range dg.ByReason {
+			s.m.reasons.WithLabelValues(reason).Inc()
+		}
 	}
 	if p, ok := s.fw.Plugin(plugins.NameQuota); ok {
 		d.Quota = p.(*plugins.Quota).LastReason()

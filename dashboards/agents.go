@@ -1,0 +1,28 @@
+package dashboards
+
+import "github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+// agentsBoard: are the node agents and their collectors alive and keeping up.
+func agentsBoard() *dashboard.DashboardBuilder {
+	return newBoard("heteroflow-agents", "HeteroFlow · Agents and collectors / 节点代理与采集",
+		"Agent liveness, heartbeats, metric ingestion and how fresh each node's device series are. / 节点代理存活、心跳、指标写入与数据新鲜度。").
+		WithRow(dashboard.NewRowBuilder("Agents / 代理")).
+		WithPanel(single("Agents online", "Nodes whose agent is heard from. / 在线代理。", unitNone, quarter,
+			q(`sum(heteroflow_node_up{`+nodeSel+`})`, "online"))).
+		WithPanel(single("Agents offline", "Nodes silent past the offline threshold. / 离线代理。", unitNone, quarter,
+			q(`count(heteroflow_node_up{`+nodeSel+`} == 0) or vector(0)`, "offline")).Thresholds(thresholds(1, 1))).
+		WithPanel(single("Heartbeats / s", "Heartbeats the server receives. / 每秒心跳数。", unitOps, quarter,
+			q(`sum(rate(heteroflow_agent_heartbeats_total{`+srvSel+`}[$__rate_interval]))`, "heartbeats"))).
+		WithPanel(single("Samples ingested / s", "Samples written through remote-write and OTLP. / 每秒写入样本数。", unitOps, quarter,
+			q(`sum(rate(heteroflow_ingest_samples_total{`+srvSel+`}[$__rate_interval]))`, "samples"))).
+		WithPanel(graph("Agent up by node", "1 while heard from, 0 after the offline silence. / 各节点代理状态。", unitNone, half,
+			q(`max by (node) (heteroflow_node_up{`+nodeSel+`})`, "{{node}}")).Min(0).Max(1)).
+		WithPanel(graph("Series age by node", "Seconds since each node's newest device sample (a stuck collector grows it). / 各节点最新设备数据的延迟。", unitSeconds, half,
+			q(`time() - max by (host_name) (timestamp(hw_gpu_utilization_ratio{`+gpuSel+`}))`, "{{host_name}}")).Min(0)).
+		WithPanel(graph("Ingest requests", "Write requests per second by protocol and status code. / 写入请求速率。", unitReqs, half,
+			q(`sum by (protocol, code) (rate(heteroflow_ingest_requests_total{`+srvSel+`}[$__rate_interval]))`, "{{protocol}} {{code}}")).Min(0)).
+		WithPanel(graph("Status reports", "Task status entries from agent outboxes per second (applied, duplicate). / 任务状态上报速率。", unitOps, half,
+			q(`sum by (outcome) (rate(heteroflow_agent_status_updates_total{`+srvSel+`}[$__rate_interval]))`, "{{outcome}}")).Min(0)).
+		WithPanel(graph("Devices reported by node", "Devices each node's collector reports, by vendor. / 各节点上报设备数。", unitNone, full,
+			q(`count by (host_name, hw_vendor) (hw_gpu_utilization_ratio{`+gpuSel+`})`, "{{host_name}} {{hw_vendor}}")).Min(0))
+}
