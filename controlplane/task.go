@@ -83,11 +83,15 @@ func (q QoS) Valid() bool { return q == QoSGold || q == QoSSilver || q == QoSBro
 
 // TaskSpec is what a user submits. Validate checks every field.
 type TaskSpec struct {
-	Name           string
-	Command        []string // argv; either Command or Image is required
-	Image          string
-	Args           []string
-	Env            map[string]string
+	Name    string
+	Command []string // argv; either Command or Image is required
+	Image   string
+	Args    []string
+	Env     map[string]string
+	// SecretEnv is environment the task needs but nobody else may read
+	// (tokens, passwords): stored with the task, handed only to the agent
+	// that runs it, never returned by the API.
+	SecretEnv      map[string]string
 	DeviceCount    int // 0 = CPU-only task
 	MemoryMiB      int // per device
 	ComputePercent int // per device, 10–100
@@ -205,6 +209,7 @@ type TaskFilter struct {
 	CreatedBefore *time.Time
 	Query         string // substring of name
 	Tenant        string
+	NodeID        string // tasks placed on this node (its current attempt)
 	Page          Page
 }
 

@@ -44,13 +44,16 @@ type DeviceSlice struct {
 
 // TaskSpec is the part of a task the agent executes.
 type TaskSpec struct {
-	TaskID         int64             `json:"task_id"`
-	Attempt        int               `json:"attempt"`
-	Name           string            `json:"name"`
-	Command        []string          `json:"command,omitempty"`
-	Image          string            `json:"image,omitempty"`
-	Args           []string          `json:"args,omitempty"`
-	Env            map[string]string `json:"env,omitempty"`
+	TaskID  int64             `json:"task_id"`
+	Attempt int               `json:"attempt"`
+	Name    string            `json:"name"`
+	Command []string          `json:"command,omitempty"`
+	Image   string            `json:"image,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// SecretEnv is the task's secret environment: merged into the task's
+	// clean environment by the agent (after Env), never logged, never echoed back.
+	SecretEnv      map[string]string `json:"secret_env,omitempty"`
 	QoS            string            `json:"qos,omitempty"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty"`
 	Devices        []DeviceSlice     `json:"devices,omitempty"`

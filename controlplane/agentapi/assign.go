@@ -27,7 +27,7 @@ func (s *Service) Assign(ctx context.Context, taskID int64, nodeID string, devic
 		return nil, fmt.Errorf("%w: node %s is cordoned", controlplane.ErrConflict, nodeID)
 	}
 	spec := protocol.TaskSpec{TaskID: t.ID, Attempt: t.Attempt, Name: t.Spec.Name, Command: t.Spec.Command,
-		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, QoS: string(t.Spec.QoS),
+		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, SecretEnv: t.Spec.SecretEnv, QoS: string(t.Spec.QoS),
 		TimeoutSeconds: t.Spec.TimeoutSeconds, Devices: devices}
 	payload, err := json.Marshal(spec)
 	if err != nil {

@@ -89,5 +89,5 @@ func (s *Service) loadCertPrincipal(ctx context.Context, nodeID string, now time
 		return nil, refused("the enrolling administrator is missing or inactive")
 	}
 	return &auth.Principal{UserID: k.OwnerID, Username: owner.Username, Role: k.Role, Tenant: owner.Tenant,
-		APIKeyID: k.ID, APIKeyPrefix: k.Prefix}, nil
+		APIKeyID: k.ID, APIKeyPrefix: k.Prefix, NodeID: k.NodeID}, nil
 }

@@ -21,20 +21,15 @@ type taskLogJSON struct {
 }
 
 // taskLogs serves a task's shipped output: ?stream=stdout|stderr
-// &attempt=N (default: the current one) &offset=B. Users see only their own
-// tasks, as with GET /tasks/{id}.
+// &attempt=N (default: the current one) &offset=B. Who may read them is
+// httpapi.TaskLogsVisible.
 func (s *Service) taskLogs(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.ParseInt(chi.URLParam(r, "id"), 10, 64)
 	if err != nil {
 		httpapi.WriteError(w, r, s.log, controlplane.Invalidf("task id must be an integer"))
 		return
 	}
-	t, err := s.store.GetTask(r.Context(), id)
-	if err == nil {
-		if p := httpapi.PrincipalFrom(r.Context()); p != nil && p.Role == controlplane.RoleUser && t.OwnerID != p.UserID {
-			err = controlplane.ErrNotFound
-		}
-	}
+	t, err := httpapi.LoadVisibleTask(r.Context(), s.store, id, true)
 	if err != nil {
 		httpapi.WriteError(w, r, s.log, err)
 		return

@@ -157,7 +157,7 @@ func (s *Service) authenticateKey(ctx context.Context, credential, ip string) (*
 		}
 	}
 	return &Principal{UserID: k.OwnerID, Username: e.owner.Username, Role: EffectiveKeyRole(k.Role, e.owner.Role), Tenant: e.owner.Tenant,
-		APIKeyID: k.ID, APIKeyPrefix: prefix}, nil
+		APIKeyID: k.ID, APIKeyPrefix: prefix, NodeID: k.NodeID}, nil
 }
 
 func (s *Service) auditKey(ctx context.Context, prefix, ip, result string) {

@@ -65,6 +65,8 @@ type Principal struct {
 	// APIKeyID/APIKeyPrefix are set when the caller used an API key.
 	APIKeyID     int64
 	APIKeyPrefix string
+	// NodeID is the node an agent key is bound to ("" otherwise).
+	NodeID string
 }
 
 // Actor is the audit log's name for the principal.

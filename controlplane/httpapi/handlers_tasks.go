@@ -61,9 +61,14 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON]
 	SetAudit(ctx, "task.create", "")
 	p := PrincipalFrom(ctx)
 	spec := in.Body.domain()
+	// A task spends its tenant's quota: below operator, a caller submits
+	// only into their own tenant, and a caller without one into none.
 	if spec.Tenant == "" {
 		spec.Tenant = p.Tenant
-	} else if p.Tenant != "" && spec.Tenant != p.Tenant && !auth.AtLeast(p.Role, controlplane.RoleOperator) {
+	} else if spec.Tenant != p.Tenant && !auth.AtLeast(p.Role, controlplane.RoleOperator) {
+		if p.Tenant == "" {
+			return nil, fmt.Errorf("%w: your account has no tenant, so a task cannot name tenant %q", controlplane.ErrForbidden, spec.Tenant)
+		}
 		return nil, fmt.Errorf("%w: you may submit only to your tenant %q", controlplane.ErrForbidden, p.Tenant)
 	}
 	if err := spec.Validate(); err != nil {
@@ -74,7 +79,7 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON]
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	SetAudit(ctx, "task.create", taskTarget(t.ID))
-	return &Body[TaskJSON]{Body: taskJSON(t)}, nil
+	return &Body[TaskJSON]{Body: taskJSONFor(p, t)}, nil
 }
 
 func parseTime(name, v string) (*time.Time, error) {
@@ -115,9 +120,12 @@ func (a *API) taskFilter(ctx context.Context, in *listTasksIn) (controlplane.Tas
 		return f, err
 	}
 	p := PrincipalFrom(ctx)
+	if !scopeTaskFilter(p, &f) {
+		f.OwnerID = -1
+		return f, nil
+	}
 	switch {
 	case ownOnly(p):
-		f.OwnerID = p.UserID
 	case in.Owner != "":
 		if id, err := strconv.ParseInt(in.Owner, 10, 64); err == nil {
 			f.OwnerID = id
@@ -158,20 +166,14 @@ func (a *API) listTasks(ctx context.Context, in *listTasksIn) (*Body[*List[TaskJ
 	if err != nil {
 		return nil, err
 	}
-	return &Body[*List[TaskJSON]]{Body: newList(rows, total, f.Page, taskJSON)}, nil
+	p := PrincipalFrom(ctx)
+	return &Body[*List[TaskJSON]]{Body: newList(rows, total, f.Page, func(t *controlplane.Task) TaskJSON { return taskJSONFor(p, t) })}, nil
 }
 
-// visibleTask loads a task the caller may see; others' tasks are "not
-// found" to role user so ids of other users' work are not confirmed.
+// visibleTask loads a task the caller may see (task_access.go); others'
+// tasks are "not found" so ids of other users' work are not confirmed.
 func (a *API) visibleTask(ctx context.Context, id int64) (*controlplane.Task, error) {
-	t, err := a.store.GetTask(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if p := PrincipalFrom(ctx); ownOnly(p) && t.OwnerID != p.UserID {
-		return nil, fmt.Errorf("%w: task %d", controlplane.ErrNotFound, id)
-	}
-	return t, nil
+	return LoadVisibleTask(ctx, a.store, id, false)
 }
 
 func (a *API) getTask(ctx context.Context, in *idIn) (*Body[TaskJSON], error) {
@@ -179,7 +181,7 @@ func (a *API) getTask(ctx context.Context, in *idIn) (*Body[TaskJSON], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Body[TaskJSON]{Body: taskJSON(t)}, nil
+	return &Body[TaskJSON]{Body: taskJSONFor(PrincipalFrom(ctx), t)}, nil
 }
 
 func (a *API) cancelTask(ctx context.Context, in *cancelTaskIn) (*Body[TaskJSON], error) {
@@ -206,7 +208,7 @@ func (a *API) cancelTask(ctx context.Context, in *cancelTaskIn) (*Body[TaskJSON]
 		if err != nil {
 			return nil, err
 		}
-		return &Body[TaskJSON]{Body: taskJSON(t)}, nil
+		return &Body[TaskJSON]{Body: taskJSONFor(PrincipalFrom(ctx), t)}, nil
 	}
 	return nil, fmt.Errorf("%w: task %d keeps changing state; try again", controlplane.ErrConflict, in.ID)
 }

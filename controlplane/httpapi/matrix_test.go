@@ -81,13 +81,13 @@ var matrix = map[string]matrixCase{
 	"POST /api/v1/tasks": {allowed: submitters, req: fixed("/api/v1/tasks", map[string]any{"name": "m", "command": []string{"true"}})},
 	"GET /api/v1/tasks":  {allowed: taskReaders, req: fixed("/api/v1/tasks?state=submitted,queued&label=a=b&q=x", nil)},
 	"GET /api/v1/tasks/{id}": {allowed: taskReaders, req: func(e *env, r controlplane.Role) (string, any) {
-		return fmt.Sprintf("/api/v1/tasks/%d", e.createTask(e.owner(r)).ID), nil
+		return fmt.Sprintf("/api/v1/tasks/%d", e.taskFor(r).ID), nil
 	}},
 	"POST /api/v1/tasks/{id}/cancel": {allowed: submitters, req: func(e *env, r controlplane.Role) (string, any) {
 		return fmt.Sprintf("/api/v1/tasks/%d/cancel", e.createTask(e.owner(r)).ID), nil
 	}},
 	"GET /api/v1/tasks/{id}/events": {allowed: taskReaders, req: func(e *env, r controlplane.Role) (string, any) {
-		return fmt.Sprintf("/api/v1/tasks/%d/events", e.createTask(e.owner(r)).ID), nil
+		return fmt.Sprintf("/api/v1/tasks/%d/events", e.taskFor(r).ID), nil
 	}},
 	"GET /api/v1/audit": {allowed: operatorUp, req: fixed("/api/v1/audit?module=api&level=INFO&q=task", nil)},
 }
@@ -138,6 +138,23 @@ func TestPermissionMatrix(t *testing.T) {
 	for key := range matrix {
 		require.True(t, seen[key], "matrix entry %s has no route", key)
 	}
+}
+
+// taskFor is a task role r may see: its own, or for the agent key one
+// placed on its node (node-1).
+func (e *env) taskFor(r controlplane.Role) *controlplane.Task {
+	t := e.createTask(e.owner(r))
+	if r != controlplane.RoleAgent {
+		return t
+	}
+	ctx := context.Background()
+	_, err := e.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted, To: controlplane.TaskQueued})
+	require.NoError(e.t, err)
+	node := "node-1"
+	t, err = e.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskQueued,
+		To: controlplane.TaskScheduled, NodeID: &node})
+	require.NoError(e.t, err)
+	return t
 }
 
 // owner is the user acting as role r (the admin for anonymous calls).

@@ -64,7 +64,8 @@ type TaskSpecJSON struct {
 	Command        []string          `json:"command,omitempty" doc:"argv; command or image is required"`
 	Image          string            `json:"image,omitempty"`
 	Args           []string          `json:"args,omitempty"`
-	Env            map[string]string `json:"env,omitempty"`
+	Env            map[string]string `json:"env,omitempty" doc:"Environment; readable by the owner, operators and admins"`
+	SecretEnv      map[string]string `json:"secret_env,omitempty" writeOnly:"true" doc:"Secret environment: handed only to the agent that runs the task, never returned"`
 	DeviceCount    int               `json:"device_count,omitempty" doc:"Accelerators wanted (0 = CPU only)"`
 	MemoryMiB      int               `json:"memory_mib,omitempty" doc:"Device memory per device, MiB"`
 	ComputePercent int               `json:"compute_percent,omitempty" doc:"Compute share per device, 10–100"`
@@ -86,7 +87,7 @@ type TaskSpecJSON struct {
 
 func (s TaskSpecJSON) domain() controlplane.TaskSpec {
 	return controlplane.TaskSpec{Name: s.Name, Command: s.Command, Image: s.Image, Args: s.Args, Env: s.Env,
-		DeviceCount: s.DeviceCount, MemoryMiB: s.MemoryMiB, ComputePercent: s.ComputePercent, Vendor: s.Vendor,
+		SecretEnv: s.SecretEnv, DeviceCount: s.DeviceCount, MemoryMiB: s.MemoryMiB, ComputePercent: s.ComputePercent, Vendor: s.Vendor,
 		Models: s.Models, QoS: s.QoS, Priority: s.Priority, TimeoutSeconds: s.TimeoutSeconds, MaxRetries: s.MaxRetries,
 		Labels: s.Labels, Tenant: s.Tenant, Project: s.Project, CPUMilli: s.CPUMilli, HostMemoryMiB: s.HostMemoryMiB,
 		RDMA: s.RDMA, Gang: s.Gang, GangSize: s.GangSize}
@@ -103,22 +104,26 @@ func specJSON(s controlplane.TaskSpec) TaskSpecJSON {
 // TaskJSON is a stored task: the spec fields plus lifecycle bookkeeping.
 type TaskJSON struct {
 	TaskSpecJSON
-	ID         int64                  `json:"id"`
-	State      controlplane.TaskState `json:"state"`
-	OwnerID    int64                  `json:"owner_id"`
-	Owner      string                 `json:"owner"`
-	Attempt    int                    `json:"attempt"`
-	NodeID     string                 `json:"node_id"`
-	ExitCode   *int                   `json:"exit_code"`
-	Reason     string                 `json:"reason"`
-	CreatedAt  time.Time              `json:"created_at"`
-	UpdatedAt  time.Time              `json:"updated_at"`
-	StartedAt  *time.Time             `json:"started_at"`
-	FinishedAt *time.Time             `json:"finished_at"`
+	// EnvHidden says env was withheld from this caller (viewers, agents).
+	EnvHidden bool `json:"env_hidden,omitempty" doc:"true when env is withheld from the caller"`
+	// SecretEnvKeys names the secret variables set; values are never returned.
+	SecretEnvKeys []string               `json:"secret_env_keys,omitempty" doc:"Names of the secret variables (values are never returned)"`
+	ID            int64                  `json:"id"`
+	State         controlplane.TaskState `json:"state"`
+	OwnerID       int64                  `json:"owner_id"`
+	Owner         string                 `json:"owner"`
+	Attempt       int                    `json:"attempt"`
+	NodeID        string                 `json:"node_id"`
+	ExitCode      *int                   `json:"exit_code"`
+	Reason        string                 `json:"reason"`
+	CreatedAt     time.Time              `json:"created_at"`
+	UpdatedAt     time.Time              `json:"updated_at"`
+	StartedAt     *time.Time             `json:"started_at"`
+	FinishedAt    *time.Time             `json:"finished_at"`
 }
 
 func taskJSON(t *controlplane.Task) TaskJSON {
-	return TaskJSON{TaskSpecJSON: specJSON(t.Spec), ID: t.ID, State: t.State, OwnerID: t.OwnerID, Owner: t.Owner,
+	return TaskJSON{TaskSpecJSON: specJSON(t.Spec), SecretEnvKeys: sortedKeys(t.Spec.SecretEnv), ID: t.ID, State: t.State, OwnerID: t.OwnerID, Owner: t.Owner,
 		Attempt: t.Attempt, NodeID: t.NodeID, ExitCode: t.ExitCode, Reason: t.Reason, CreatedAt: t.CreatedAt,
 		UpdatedAt: t.UpdatedAt, StartedAt: t.StartedAt, FinishedAt: t.FinishedAt}
 }

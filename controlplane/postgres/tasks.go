@@ -14,20 +14,23 @@ import (
 const taskCols = `id, name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
 	models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
 	host_memory_mib, rdma, gang, gang_size, state, COALESCE(owner_id, 0), owner, attempt, node_id,
-	exit_code, reason, created_at, updated_at, started_at, finished_at`
+	exit_code, reason, created_at, updated_at, started_at, finished_at, secret_env`
 
 func scanTask(row pgx.Row) (*controlplane.Task, error) {
 	var t controlplane.Task
 	s := &t.Spec
-	var command, args, env, models, labels []byte
+	var command, args, env, models, labels, secretEnv []byte
 	if err := row.Scan(&t.ID, &s.Name, &command, &s.Image, &args, &env, &s.DeviceCount, &s.MemoryMiB,
 		&s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
 		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize,
 		&t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason, &t.CreatedAt,
-		&t.UpdatedAt, &t.StartedAt, &t.FinishedAt); err != nil {
+		&t.UpdatedAt, &t.StartedAt, &t.FinishedAt, &secretEnv); err != nil {
 		return nil, mapErr(err)
 	}
 	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
+		return nil, fmt.Errorf("task %d: %w", t.ID, err)
+	}
+	if err := storeutil.DecodeSecretEnv(s, secretEnv); err != nil {
 		return nil, fmt.Errorf("task %d: %w", t.ID, err)
 	}
 	t.CreatedAt, t.UpdatedAt = utc(t.CreatedAt), utc(t.UpdatedAt)

@@ -67,6 +67,9 @@ func taskWhere(f controlplane.TaskFilter) ([]string, args, error) {
 	if f.Query != "" {
 		where = append(where, `name ILIKE `+a.add(storeutil.ContainsPattern(f.Query))+` ESCAPE '\'`)
 	}
+	if f.NodeID != "" {
+		where = append(where, "node_id = "+a.add(f.NodeID))
+	}
 	if f.Tenant != "" {
 		where = append(where, "tenant = "+a.add(f.Tenant))
 	}

@@ -63,6 +63,7 @@ func (db *DB) writeUnits(ctx context.Context, units []writeUnit) error {
 	}
 	params := append(taskColumns(tasks), now)
 	params = append(params, auditColumns(entries)...)
+	params = append(params, secretColumn(tasks))
 	rows, err := db.pool.Query(ctx, writeBatchSQL, params...)
 	if err != nil {
 		return unitsErr(units, err)

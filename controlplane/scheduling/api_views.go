@@ -22,7 +22,7 @@ func (s *Service) why(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	t, err := s.store.GetTask(r.Context(), id)
+	t, err := httpapi.LoadVisibleTask(r.Context(), s.store, id, false)
 	if err != nil {
 		s.fail(w, r, err)
 		return

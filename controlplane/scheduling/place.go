@@ -207,7 +207,7 @@ func (s *Service) binding(pd *pending) (controlplane.Binding, error) {
 	}
 	rows[0].CPUMilli, rows[0].HostMemoryMiB = p.CPUMilli, p.MemMiB
 	spec := protocol.TaskSpec{TaskID: t.ID, Attempt: t.Attempt, Name: t.Spec.Name, Command: t.Spec.Command,
-		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, QoS: string(t.Spec.QoS),
+		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, SecretEnv: t.Spec.SecretEnv, QoS: string(t.Spec.QoS),
 		TimeoutSeconds: t.Spec.TimeoutSeconds, Devices: devs}
 	payload, err := json.Marshal(spec)
 	if err != nil {

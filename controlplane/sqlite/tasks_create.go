@@ -38,9 +38,9 @@ func (db *DB) CreateTask(ctx context.Context, t *controlplane.Task) error {
 const insertTaskSQL = `INSERT INTO tasks (name, command, image, args, env, device_count, memory_mib,
 	compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project,
 	cpu_milli, host_memory_mib, rdma, gang, gang_size, state, owner_id, owner, attempt, reason, created_at,
-	updated_at)
+	updated_at, secret_env)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'submitted', ?,
-	COALESCE(NULLIF(?, ''), (SELECT username FROM users WHERE id = ?), ''), 0, ?, ?, ?)
+	COALESCE(NULLIF(?, ''), (SELECT username FROM users WHERE id = ?), ''), 0, ?, ?, ?, ?)
 	RETURNING id, owner`
 
 const insertFirstEventSQL = `INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
@@ -69,7 +69,7 @@ func (db *DB) insertTasks(ctx context.Context, batch []storeutil.NewTask) error 
 			err := insTask.QueryRowContext(ctx, s.Name, js.Command, s.Image, js.Args, js.Env, s.DeviceCount,
 				s.MemoryMiB, s.ComputePercent, s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds,
 				s.MaxRetries, js.Labels, s.Tenant, s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang,
-				s.GangSize, nullID(t.OwnerID), t.Owner, t.OwnerID, t.Reason, ts(now), ts(now)).Scan(&ids[i], &owners[i])
+				s.GangSize, nullID(t.OwnerID), t.Owner, t.OwnerID, t.Reason, ts(now), ts(now), js.SecretEnv).Scan(&ids[i], &owners[i])
 			if isForeignKey(err) {
 				return fmt.Errorf("task owner %d: %w", t.OwnerID, controlplane.ErrNotFound)
 			}

@@ -70,5 +70,8 @@ func taskWhere(f controlplane.TaskFilter) ([]string, []any) {
 	if f.Tenant != "" {
 		where, args = append(where, "tenant = ?"), append(args, f.Tenant)
 	}
+	if f.NodeID != "" {
+		where, args = append(where, "node_id = ?"), append(args, f.NodeID)
+	}
 	return where, args
 }

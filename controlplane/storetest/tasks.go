@@ -12,7 +12,7 @@ import (
 func FullSpec(name string) controlplane.TaskSpec {
 	return controlplane.TaskSpec{
 		Name: name, Command: []string{"python", "train.py"}, Image: "registry/img:1", Args: []string{"--epochs", "3"},
-		Env: map[string]string{"A": "1", "LANG": "zh_CN.UTF-8"}, DeviceCount: 2, MemoryMiB: 8192, ComputePercent: 50,
+		Env: map[string]string{"A": "1", "LANG": "zh_CN.UTF-8"}, SecretEnv: map[string]string{"TOKEN": "s3cr3t"}, DeviceCount: 2, MemoryMiB: 8192, ComputePercent: 50,
 		Vendor: "nvidia", Models: []string{"A100", "H100"}, QoS: controlplane.QoSSilver, Priority: 700,
 		TimeoutSeconds: 3600, MaxRetries: 2, Labels: map[string]string{"team": "vision", "env": "prod"},
 		Tenant: "acme", Project: "p1", CPUMilli: 4000, HostMemoryMiB: 16384, RDMA: true, Gang: "g1", GangSize: 2,

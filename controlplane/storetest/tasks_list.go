@@ -97,6 +97,23 @@ func testListTasks(t *testing.T, open Opener) {
 			requireIDs(t, c.want, taskIDs(got))
 		})
 	}
+	t.Run("node filter", func(t *testing.T) {
+		s := open(t)
+		placed := mkTask(t, s, 0, nil)
+		mkTask(t, s, 0, nil)
+		move(t, s, placed.ID, controlplane.TaskQueued)
+		node := "node-a"
+		_, err := s.TransitionTask(ctx(t), controlplane.Transition{TaskID: placed.ID, From: controlplane.TaskQueued,
+			To: controlplane.TaskScheduled, NodeID: &node})
+		require.NoError(t, err)
+		got, total, err := s.ListTasks(ctx(t), controlplane.TaskFilter{NodeID: node})
+		require.NoError(t, err)
+		require.Equal(t, 1, total)
+		requireIDs(t, []int64{placed.ID}, taskIDs(got))
+		_, total, err = s.ListTasks(ctx(t), controlplane.TaskFilter{NodeID: "node-b"})
+		require.NoError(t, err)
+		require.Zero(t, total)
+	})
 	t.Run("default page size", func(t *testing.T) {
 		s := open(t)
 		for range controlplane.DefaultPageLimit + 3 {

@@ -12,6 +12,7 @@ import (
 // that JSON operators in SQL always see a container.
 type SpecJSON struct {
 	Command, Args, Env, Models, Labels string
+	SecretEnv                          string
 }
 
 // EncodeSpec encodes the JSON columns of s.
@@ -33,6 +34,9 @@ func EncodeSpec(s *controlplane.TaskSpec) (SpecJSON, error) {
 	if out.Labels, err = encodeMap(s.Labels); err != nil {
 		return out, fmt.Errorf("encode labels: %w", err)
 	}
+	if out.SecretEnv, err = encodeMap(s.SecretEnv); err != nil {
+		return out, fmt.Errorf("encode secret_env: %w", err)
+	}
 	return out, nil
 }
 
@@ -53,6 +57,14 @@ func DecodeSpec(s *controlplane.TaskSpec, command, args, env, models, labels []b
 	}
 	if err := decodeMap(labels, &s.Labels); err != nil {
 		return fmt.Errorf("decode labels: %w", err)
+	}
+	return nil
+}
+
+// DecodeSecretEnv fills s.SecretEnv from its stored column value.
+func DecodeSecretEnv(s *controlplane.TaskSpec, secretEnv []byte) error {
+	if err := decodeMap(secretEnv, &s.SecretEnv); err != nil {
+		return fmt.Errorf("decode secret_env: %w", err)
 	}
 	return nil
 }
