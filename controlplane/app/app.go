@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heteroflow/heteroflow/alerts"
 	"github.com/heteroflow/heteroflow/controlplane/agentapi"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
@@ -21,6 +22,7 @@ type App struct {
 	srv    *server.Server
 	agents *agentapi.Service
 	sched  *scheduling.Service
+	alerts *alerts.Engine
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -71,7 +73,7 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	}
 	sched.Mount(a.srv.API())
 	a.agents, a.sched = agents, sched
-	return nil
+	return a.attachAlerts(log)
 }
 
 // API is the one REST API every subsystem mounted its routes on.
@@ -98,9 +100,10 @@ func (a *App) Start() error {
 	// so that they stop before the store closes.
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
-	a.loops.Add(2)
+	a.loops.Add(3)
 	go func() { defer a.loops.Done(); a.agents.Run(ctx) }()
 	go func() { defer a.loops.Done(); a.sched.Run(ctx) }()
+	go func() { defer a.loops.Done(); a.alerts.Run(ctx) }()
 	return nil
 }
 

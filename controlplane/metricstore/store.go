@@ -44,6 +44,7 @@ type Store struct {
 	db      *tsdb.DB // embedded only
 	tracker *promql.ActiveQueryTracker
 	querier query.Querier
+	backend storage.AppendableV2 // where ingest writes: the TSDB or the remote-write forwarder
 	ingest  *ingest.Handler
 	routes  func(chi.Router)
 	stop    context.CancelFunc
@@ -74,6 +75,7 @@ func Open(cfg Config, o Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.backend = backend
 	s.ingest, err = ingest.New(backend, ingest.Options{
 		Limits: cfg.Ingest, Logger: o.Logger.With("component", "ingest"), Registerer: o.Registerer,
 		Metadata: meta, LookbackDelta: cfg.Query.LookbackDelta, PromoteResourceAttributes: cfg.PromoteResourceAttributes,
@@ -160,6 +162,10 @@ func (s *Store) Mode() string { return s.mode }
 
 // DB is the embedded TSDB, nil in remote mode.
 func (s *Store) DB() *tsdb.DB { return s.db }
+
+// Appendable is where rule output (recording rules, ALERTS) is written:
+// the TSDB, or the remote-write forwarder in remote mode.
+func (s *Store) Appendable() storage.AppendableV2 { return s.backend }
 
 // IngestRoutes mounts POST /api/v1/write and POST /api/v1/otlp/v1/metrics.
 func (s *Store) IngestRoutes(r chi.Router) { s.ingest.Routes(r) }

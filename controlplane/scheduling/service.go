@@ -166,6 +166,10 @@ func (s *Service) Run(ctx context.Context) {
 	}
 }
 
+// Leader reports whether this server holds the scheduler lease (the alert
+// engine runs on the same server).
+func (s *Service) Leader() bool { return s.isLeader() }
+
 func (s *Service) isLeader() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

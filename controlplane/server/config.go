@@ -41,6 +41,18 @@ type Config struct {
 	Scheduling SchedulingConfig `yaml:"scheduling"`
 	// TLS turns the listeners into HTTPS and optionally enables mTLS for agents.
 	TLS TLSConfig `yaml:"tls"`
+	// Alerts configures the alert engine.
+	Alerts AlertsConfig `yaml:"alerts"`
+}
+
+// AlertsConfig tunes the alert engine (it runs on the scheduler leader).
+type AlertsConfig struct {
+	// EvaluationInterval between rule evaluations (default 15s).
+	EvaluationInterval Duration `yaml:"evaluation_interval"`
+	// RulesDir adds Prometheus rule files (*.yml) to the shipped ones.
+	RulesDir string `yaml:"rules_dir"`
+	// ExternalURL is the console's address, for links in notifications.
+	ExternalURL string `yaml:"external_url"`
 }
 
 // SchedulingConfig is what an operator tunes in the live scheduler; the
@@ -105,6 +117,7 @@ func Defaults() Config {
 		},
 		Metrics:    metricsDefaults(),
 		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour)},
+		Alerts:     AlertsConfig{EvaluationInterval: Duration(15 * time.Second)},
 	}
 }
 
@@ -176,6 +189,9 @@ func (c Config) Validate() error {
 	}
 	if c.Scheduling.QueueTimeout < 0 {
 		bad("scheduling.queue_timeout must not be negative")
+	}
+	if c.Alerts.EvaluationInterval < Duration(time.Second) || c.Alerts.EvaluationInterval > Duration(time.Hour) {
+		bad("alerts.evaluation_interval %s must be between 1s and 1h", time.Duration(c.Alerts.EvaluationInterval))
 	}
 	errs = append(errs, c.TLS.validate()...)
 	if err := c.metricsConfig().Validate(); err != nil {

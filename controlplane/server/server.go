@@ -142,6 +142,9 @@ func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 // and the console (embedded TSDB or the remote store).
 func (s *Server) Querier() query.Querier { return s.metrics.Querier() }
 
+// Metrics is the metrics store (the alert engine writes rule output to it).
+func (s *Server) Metrics() *metricstore.Store { return s.metrics }
+
 // API is the REST API; other subsystems mount their routes on it before Start.
 func (s *Server) API() *httpapi.API { return s.api }
 
