@@ -107,6 +107,12 @@ func (a *API) Handler() http.Handler {
 type result struct {
 	data            any
 	warnings, infos []string
+	// finalizer releases what data still points into: the engine's pooled
+	// point slices (promql.Query.Close) or a storage querier's label memory
+	// (storage.Querier.Close). wrap calls it only after data is encoded into
+	// the response, as Prometheus' own HTTP API does; released earlier, a
+	// concurrent query can overwrite the points while they are written.
+	finalizer func()
 }
 
 func (a *API) wrap(f func(*http.Request) (result, *apiError)) http.HandlerFunc {
@@ -116,6 +122,9 @@ func (a *API) wrap(f func(*http.Request) (result, *apiError)) http.HandlerFunc {
 			return
 		}
 		res, apiErr := f(r)
+		if res.finalizer != nil {
+			defer res.finalizer()
+		}
 		if apiErr != nil {
 			if apiErr.typ == errInternal {
 				a.logger.Error("prometheus api", "path", r.URL.Path, "err", apiErr.err)
@@ -183,14 +192,20 @@ func (a *API) queryRange(r *http.Request) (result, *apiError) {
 	return a.exec(ctx, q, r.FormValue("query"))
 }
 
+// exec runs q. On success the result's finalizer closes q: the value shares
+// the engine's pooled point slices until then.
 func (a *API) exec(ctx context.Context, q promql.Query, expr string) (result, *apiError) {
-	defer q.Close()
 	res := q.Exec(ctx)
 	if res.Err != nil {
+		q.Close()
 		return result{}, engineError(res.Err)
 	}
 	warnings, infos := res.Warnings.AsStrings(expr, 10, 10)
-	return result{data: queryData{ResultType: res.Value.Type(), Result: nonNil(res.Value)}, warnings: warnings, infos: infos}, nil
+	return result{
+		data:     queryData{ResultType: res.Value.Type(), Result: nonNil(res.Value)},
+		warnings: warnings, infos: infos,
+		finalizer: q.Close,
+	}, nil
 }
 
 // nonNil turns the engine's nil Matrix/Vector (e.g. sum() over no series)

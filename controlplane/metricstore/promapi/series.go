@@ -46,7 +46,15 @@ func (a *API) series(r *http.Request) (result, *apiError) {
 	if apiErr != nil {
 		return result{}, apiErr
 	}
-	defer q.Close()
+	// The series' labels may point into the querier's memory (index
+	// symbols of a block): close it only after the response is written.
+	closeQ := func() { _ = q.Close() }
+	ok := false
+	defer func() {
+		if !ok {
+			closeQ()
+		}
+	}()
 
 	var ss storage.SeriesSet
 	if len(sets) == 1 {
@@ -72,7 +80,8 @@ func (a *API) series(r *http.Request) (result, *apiError) {
 		return result{}, &apiError{typ: errInternal, err: err}
 	}
 	w, _ := warnings.AsStrings("", 10, 0)
-	return result{data: out, warnings: w}, nil
+	ok = true
+	return result{data: out, warnings: w, finalizer: closeQ}, nil
 }
 
 func (a *API) labelNames(r *http.Request) (result, *apiError) {
@@ -106,7 +115,16 @@ func (a *API) labelQuery(r *http.Request, get func(storage.Querier, *storage.Lab
 	if apiErr != nil {
 		return result{}, apiErr
 	}
-	defer q.Close()
+	// Label names and values may point into the querier's memory ("not
+	// safe to use beyond the lifetime of the querier"): close it only after
+	// the response is written.
+	closeQ := func() { _ = q.Close() }
+	ok := false
+	defer func() {
+		if !ok {
+			closeQ()
+		}
+	}()
 	if len(sets) == 0 {
 		sets = [][]*labels.Matcher{nil}
 	}
@@ -132,5 +150,6 @@ func (a *API) labelQuery(r *http.Request, get func(storage.Querier, *storage.Lab
 		warnings.Add(errors.New("results truncated due to limit"))
 	}
 	w, _ := warnings.AsStrings("", 10, 0)
-	return result{data: out, warnings: w}, nil
+	ok = true
+	return result{data: out, warnings: w, finalizer: closeQ}, nil
 }
