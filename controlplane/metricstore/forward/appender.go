@@ -36,8 +36,11 @@ func (a *appender) series(ref storage.SeriesRef, ls labels.Labels) int {
 		}
 	}
 	i := len(a.req.Timeseries)
-	a.req.Timeseries = append(a.req.Timeseries, prompb.TimeSeries{Labels: prompb.FromLabels(ls, nil)})
-	a.labels = append(a.labels, ls.Copy()) // callers may reuse ls' memory
+	// Callers may reuse ls' memory after Append; the batch is encoded only
+	// at Commit, so both the wire labels and the collision check use a copy.
+	own := ls.Copy()
+	a.req.Timeseries = append(a.req.Timeseries, prompb.TimeSeries{Labels: prompb.FromLabels(own, nil)})
+	a.labels = append(a.labels, own)
 	a.index[h] = append(a.index[h], i)
 	return i
 }

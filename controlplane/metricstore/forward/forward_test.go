@@ -111,3 +111,38 @@ func TestEmptyCommitSendsNothing(t *testing.T) {
 	require.NoError(t, fw.AppenderV2(t.Context()).Commit())
 	require.Zero(t, rcv.calls.Load())
 }
+
+// TestAppendedLabelsMayBeReused: a caller that rebuilds its labels in place
+// between Appends (labels.ScratchBuilder.Overwrite) must not change what
+// the batch sends at Commit.
+func TestAppendedLabelsMayBeReused(t *testing.T) {
+	t.Parallel()
+	rcv := &receiver{statuses: []int{http.StatusNoContent}}
+	srv := httptest.NewServer(rcv)
+	defer srv.Close()
+	fw, err := forward.New(forward.Config{URL: srv.URL}, nil)
+	require.NoError(t, err)
+	app := fw.AppenderV2(t.Context())
+	var (
+		b  labels.ScratchBuilder
+		ls labels.Labels
+	)
+	for i, node := range []string{"aaaa", "bbbb", "cccc"} {
+		b.Reset()
+		b.Add("__name__", "m")
+		b.Add("node", node)
+		b.Overwrite(&ls) // same buffer each time: the previous series' bytes are overwritten
+		_, err := app.Append(0, ls, 0, int64(i), float64(i), nil, nil, storage.AOptions{})
+		require.NoError(t, err)
+	}
+	require.NoError(t, app.Commit())
+	var got []string
+	for _, ts := range rcv.last.Timeseries {
+		for _, l := range ts.Labels {
+			if l.Name == "node" {
+				got = append(got, l.Value)
+			}
+		}
+	}
+	require.Equal(t, []string{"aaaa", "bbbb", "cccc"}, got)
+}
