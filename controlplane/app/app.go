@@ -14,12 +14,14 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/deploy"
+	"github.com/heteroflow/heteroflow/scheduler/framework"
 )
 
 // App is the assembled control plane: the core server with the agent API
 // and the scheduler attached.
 type App struct {
 	srv    *server.Server
+	opts   options
 	agents *agentapi.Service
 	sched  *scheduling.Service
 	alerts *alerts.Engine
@@ -30,17 +32,42 @@ type App struct {
 	stopped bool
 }
 
+// Option customises the assembled control plane beyond its configuration
+// file: what a program that imports HeteroFlow as a library adds.
+type Option func(*options)
+
+type options struct {
+	plugins framework.Registry
+}
+
+// WithPlugin adds an out-of-tree scheduler plugin under name, the way
+// kube-scheduler's app.WithPlugin does; a scheduling profile (the
+// scheduling.profile file) enables it by that name. A name that clashes
+// with a built-in plugin makes New fail.
+func WithPlugin(name string, f framework.Factory) Option {
+	return func(o *options) {
+		if o.plugins == nil {
+			o.plugins = framework.Registry{}
+		}
+		o.plugins[name] = f
+	}
+}
+
 // New opens the stores and mounts every route; nothing listens until
 // Start. On error everything opened so far is closed again.
-func New(ctx context.Context, cfg server.Config, o server.Options) (*App, error) {
+func New(ctx context.Context, cfg server.Config, o server.Options, opts ...Option) (*App, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	var extra options
+	for _, opt := range opts {
+		opt(&extra)
 	}
 	s, err := server.New(ctx, cfg, o)
 	if err != nil {
 		return nil, err
 	}
-	a := &App{srv: s}
+	a := &App{srv: s, opts: extra}
 	if err := a.attach(ctx, o.Logger); err != nil {
 		_ = s.Shutdown(context.Background())
 		return nil, err
@@ -67,7 +94,7 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	sched, err := scheduling.New(scheduling.Options{Store: st, Config: cfg, Logger: log, Registry: a.srv.API().Registry(),
-		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record})
+		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record, Plugins: a.opts.plugins})
 	if err != nil {
 		return err
 	}
@@ -129,8 +156,8 @@ func (a *App) Shutdown(ctx context.Context) error {
 
 // Run starts the control plane and blocks until ctx ends (SIGINT/SIGTERM
 // in the command), then shuts down within cfg.ShutdownTimeout.
-func Run(ctx context.Context, cfg server.Config, o server.Options) error {
-	a, err := New(ctx, cfg, o)
+func Run(ctx context.Context, cfg server.Config, o server.Options, opts ...Option) error {
+	a, err := New(ctx, cfg, o, opts...)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func (s *Service) pluginList(r *http.Request) ([]pluginState, error) {
 		return nil, err
 	}
 	cur := currentSettings(s.cfg.Profile, stored)
-	reg := registry(nil)
+	reg := registry(nil, s.extra)
 	out := make([]pluginState, len(cur))
 	for i, c := range cur {
 		out[i] = pluginState{Name: c.Name, Enabled: c.Enabled, Weight: c.Weight, Position: i, Assign: c.Name == s.cfg.Profile.Assign,

@@ -39,9 +39,13 @@ func effectiveProfile(p framework.Profile, settings []controlplane.PluginSetting
 	return out
 }
 
-// registry is the live registry plus NodeReady bound to snap.
-func registry(snap *snapshot) framework.Registry {
+// registry is the live registry plus NodeReady bound to snap and the
+// out-of-tree plugins in extra (checked for clashes at New).
+func registry(snap *snapshot, extra framework.Registry) framework.Registry {
 	r := plugins.LiveRegistry()
+	for name, f := range extra {
+		r[name] = f
+	}
 	if err := r.Register(NameNodeReady, func(args framework.Args, _ framework.Handle) (framework.Plugin, error) {
 		return &nodeReady{s: snap}, args.Decode(&struct{}{})
 	}); err != nil {
@@ -53,7 +57,7 @@ func registry(snap *snapshot) framework.Registry {
 // buildFramework builds the profile over snap and connects the live inputs.
 func (s *Service) buildFramework(snap *snapshot, settings []controlplane.PluginSetting) (*framework.Framework, error) {
 	prof := effectiveProfile(s.cfg.Profile, settings)
-	fw, err := framework.New(registry(snap), prof, snap.cl, framework.Options{Logger: s.log})
+	fw, err := framework.New(registry(snap, s.extra), prof, snap.cl, framework.Options{Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("scheduling: %w", err)
 	}

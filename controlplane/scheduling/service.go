@@ -44,6 +44,10 @@ type Options struct {
 	// Audit receives the audit entry of each scheduling decision (see
 	// auditDecision); nil = decisions go to the debug log only.
 	Audit func(*controlplane.AuditEntry)
+	// Plugins are out-of-tree plugins added to the built-in ones; a profile
+	// enables them by name like any other. A name that clashes with a
+	// built-in is refused at New.
+	Plugins framework.Registry
 }
 
 // LeaseName is the leader lease of the scheduler.
@@ -58,6 +62,7 @@ type Service struct {
 	notify Notifier
 	sample plugins.Sampler
 	audit  func(*controlplane.AuditEntry)
+	extra  framework.Registry // out-of-tree plugins (Options.Plugins)
 	holder string
 	now    func() time.Time
 
@@ -100,8 +105,11 @@ func New(o Options) (*Service, error) {
 		host, _ := os.Hostname()
 		o.Holder = host + "/" + rand.Text()[:12]
 	}
+	if err := registry(nil, nil).Merge(o.Plugins); err != nil {
+		return nil, fmt.Errorf("scheduling: out-of-tree plugins: %w", err)
+	}
 	s := &Service{store: o.Store, cfg: o.Config, log: o.Logger, notify: o.Notifier, sample: o.Sampler, audit: o.Audit,
-		holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
+		extra: o.Plugins, holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
 		waiting: map[string][]*pending{}, preempted: map[int64][]int64{}}
 	m, err := newMetrics(o.Registry, s)
 	if err != nil {
