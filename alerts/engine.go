@@ -64,6 +64,9 @@ type Options struct {
 	// Resend receives Prometheus' notifications (new, repeated and
 	// resolved alerts, at ResendDelay) for Alertmanager channels; nil = none.
 	Resend func(ctx context.Context, alerts []*promrules.Alert)
+	// Queued is called after an evaluation queued notifications (to wake
+	// the delivery worker); nil = none.
+	Queued func()
 	// Audit receives the engine's state changes; nil = none.
 	Audit func(*controlplane.AuditEntry)
 }
@@ -440,7 +443,10 @@ func (e *Engine) EvalAt(ctx context.Context, ts time.Time) error {
 			g.restored = true
 		}
 	}
-	err := e.syncLocked(ctx, ts)
+	queued, err := e.syncLocked(ctx, ts)
+	if queued && e.o.Queued != nil {
+		e.o.Queued()
+	}
 	if e.o.Resend != nil && len(e.sends) > 0 {
 		e.o.Resend(ctx, append([]*promrules.Alert(nil), e.sends...))
 	}
@@ -450,14 +456,14 @@ func (e *Engine) EvalAt(ctx context.Context, ts time.Time) error {
 
 // present is what the rules of one alert name currently report.
 type present struct {
-	ok  bool                       // every rule of the name evaluated cleanly and is restored
+	ok  bool                        // every rule of the name evaluated cleanly and is restored
 	fps map[string]*promrules.Alert // pending or firing, by fingerprint
 }
 
 // Fingerprint identifies an alert's label set.
 func Fingerprint(ls labels.Labels) string { return fmt.Sprintf("%016x", ls.Hash()) }
 
-func (e *Engine) syncLocked(ctx context.Context, ts time.Time) error {
+func (e *Engine) syncLocked(ctx context.Context, ts time.Time) (queued bool, _ error) {
 	byName := map[string]*present{}
 	allRestored := true
 	var firing []*promrules.Alert
@@ -480,7 +486,7 @@ func (e *Engine) syncLocked(ctx context.Context, ts time.Time) error {
 	}
 	chans, sils, err := e.routing(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var errs []error
 	for _, a := range firing {
@@ -501,6 +507,7 @@ func (e *Engine) syncLocked(ctx context.Context, ts time.Time) error {
 		}
 		e.open[fp] = cur
 		if created {
+			queued = queued || len(notify) > 0
 			e.audit("alert.fire", cur, "")
 		}
 	}
@@ -527,11 +534,12 @@ func (e *Engine) syncLocked(ctx context.Context, ts time.Time) error {
 			errs = append(errs, err)
 			continue
 		default:
+			queued = queued || len(notify) > 0
 			e.audit("alert.resolve", res, reason)
 		}
 		delete(e.open, fp)
 	}
-	return errors.Join(errs...)
+	return queued, errors.Join(errs...)
 }
 
 func (e *Engine) routing(ctx context.Context) ([]*controlplane.NotifyChannel, []*controlplane.Silence, error) {

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -179,4 +178,3 @@ func sourceSignature(params string, list []*controlplane.AlertRule) string {
 	}
 	return b.String()
 }
-

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 
 	"github.com/heteroflow/heteroflow/alerts"
+	"github.com/heteroflow/heteroflow/alerts/notify"
 	"github.com/heteroflow/heteroflow/controlplane"
 )
 
@@ -32,13 +33,14 @@ func (a *App) attachAlerts(log *slog.Logger) error {
 	if db := a.srv.Metrics().DB(); db != nil {
 		q = db // remote mode has no local ALERTS_FOR_STATE to restore from
 	}
+	worker := &notify.Worker{Store: st, Logger: log.With("component", "notify"), Leader: a.sched.Leader, ExternalURL: cfg.ExternalURL}
 	eng, err := alerts.New(alerts.Options{Store: st, Querier: a.srv.Querier(), Appendable: a.srv.Metrics().Appendable(),
 		Queryable: q, Interval: time.Duration(cfg.EvaluationInterval), RulesDir: cfg.RulesDir, ExternalURL: cfg.ExternalURL,
 		Logger: log.With("component", "alerts"), Registerer: reg, Leader: a.sched.Leader,
-		Audit: func(e *controlplane.AuditEntry) { a.srv.Auditor().Record(e) }})
+		Audit: func(e *controlplane.AuditEntry) { a.srv.Auditor().Record(e) }, Resend: worker.Resend, Queued: worker.Wake})
 	if err != nil {
 		return err
 	}
-	a.alerts = eng
+	a.alerts, a.notify = eng, worker
 	return nil
 }

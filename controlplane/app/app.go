@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heteroflow/heteroflow/alerts"
+	"github.com/heteroflow/heteroflow/alerts/notify"
 	"github.com/heteroflow/heteroflow/controlplane/agentapi"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
@@ -25,6 +26,7 @@ type App struct {
 	agents *agentapi.Service
 	sched  *scheduling.Service
 	alerts *alerts.Engine
+	notify *notify.Worker
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -127,10 +129,11 @@ func (a *App) Start() error {
 	// so that they stop before the store closes.
 	ctx, stop := context.WithCancel(context.Background())
 	a.stop = stop
-	a.loops.Add(3)
+	a.loops.Add(4)
 	go func() { defer a.loops.Done(); a.agents.Run(ctx) }()
 	go func() { defer a.loops.Done(); a.sched.Run(ctx) }()
 	go func() { defer a.loops.Done(); a.alerts.Run(ctx) }()
+	go func() { defer a.loops.Done(); a.notify.Run(ctx) }()
 	return nil
 }
 

@@ -112,16 +112,6 @@ func FromJSONText(s string, into any) error {
 	return nil
 }
 
-// Backoff is the wait before a notification's next attempt after n failed
-// ones: 5s doubling, at most 10 minutes.
-func Backoff(n int) time.Duration {
-	d := 5 * time.Second
-	for i := 1; i < n && d < 10*time.Minute; i++ {
-		d *= 2
-	}
-	return min(d, 10*time.Minute)
-}
-
 // NotificationWhere renders f's conditions over the outbox.
 func NotificationWhere(f controlplane.NotificationFilter, a *Args) string {
 	var conds []string
