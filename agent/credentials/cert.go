@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-
-	"github.com/heteroflow/heteroflow/controlplane/pki"
 )
 
 // Files of the node's client certificate (mTLS), beside credentials.json.
@@ -75,12 +73,4 @@ func LoadCert(dataDir string) (tls.Certificate, []byte, error) {
 		return tls.Certificate{}, nil, fmt.Errorf("credentials: %w", err)
 	}
 	return cert, ca, nil
-}
-
-// writeFile0600 writes b atomically, created 0600 before any byte lands.
-func writeFile0600(path string, b []byte) error {
-	if err := pki.WriteFile(path, b, 0o600); err != nil {
-		return fmt.Errorf("credentials: %w", err)
-	}
-	return nil
 }

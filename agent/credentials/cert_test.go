@@ -19,11 +19,11 @@ func TestSaveLoadCert(t *testing.T) {
 
 	ca, err := pki.LoadOrCreate(filepath.Join(t.TempDir(), "pki"))
 	require.NoError(t, err)
-	keyPEM, csrPEM, err := pki.NewKeyAndCSR("host")
+	keyPEM, csrPEM, err := NewKeyAndCSR("host")
 	require.NoError(t, err)
 	certPEM, err := ca.SignCSR(csrPEM, "host-abc123")
 	require.NoError(t, err)
-	otherKey, _, err := pki.NewKeyAndCSR("host")
+	otherKey, _, err := NewKeyAndCSR("host")
 	require.NoError(t, err)
 	require.ErrorContains(t, SaveCert(dir, certPEM, otherKey, ca.CertPEM), "does not match")
 

@@ -31,10 +31,12 @@ type Config struct {
 	InventoryEvery int
 	// Collector runs the embedded OTel collector exporting to the server.
 	Collector bool
-	// FakeSMIState, when set, is a fakesmi state file whose simulated
-	// utilisation and memory follow the running tasks (make run, tests).
-	FakeSMIState string
-	Labels       map[string]string
+	// SimulatedLoad, when set, receives each device's load implied by the
+	// running tasks whenever they change, so that a node whose vendor CLIs
+	// are simulated (make run, tests) reports utilisation and memory that
+	// follow its work. Real nodes leave it nil: their CLIs measure.
+	SimulatedLoad func(map[int]DeviceLoad) error
+	Labels        map[string]string
 	Grace        time.Duration // SIGTERM → SIGKILL for tasks
 	Version      string
 	Logger       *slog.Logger

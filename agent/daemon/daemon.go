@@ -15,7 +15,6 @@ import (
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/runner"
 	"github.com/heteroflow/heteroflow/agent/state"
-	"github.com/heteroflow/heteroflow/controlplane/pki"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
@@ -120,7 +119,7 @@ func (a *Agent) enroll(ctx context.Context) error {
 	var keyPEM []byte
 	if tc != nil {
 		var csr []byte
-		if keyPEM, csr, err = pki.NewKeyAndCSR(host); err != nil {
+		if keyPEM, csr, err = credentials.NewKeyAndCSR(host); err != nil {
 			return err
 		}
 		req.CSR = string(csr)

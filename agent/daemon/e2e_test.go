@@ -141,6 +141,15 @@ func (s *stack) state(id int64) controlplane.TaskState {
 	return t.State
 }
 
+// setLoads writes the agent's task load into the simulated node's state.
+func (f *simulated) setLoads(per map[int]daemon.DeviceLoad) error {
+	loads := map[int]fakesmi.DeviceState{}
+	for i, l := range per {
+		loads[i] = fakesmi.DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB}
+	}
+	return fakesmi.SetLoads(f.opts.StatePath, loads)
+}
+
 // simulated is an in-process fakesmi node: the agent's vendor CLI calls go
 // to fakesmi.Run, and each call is recorded.
 type simulated struct {
@@ -190,7 +199,7 @@ func TestAgentEndToEnd(t *testing.T) {
 	go func() {
 		agentDone <- daemon.Run(ctx, daemon.Config{Server: s.url(), Token: tok.Token, DataDir: filepath.Join(dir, "agent"),
 			Heartbeat: 300 * time.Millisecond, PollWait: 2 * time.Second, Grace: time.Second, Logger: quiet,
-			FakeSMIState: sim.opts.StatePath, SMI: sim.run, CLI: sim})
+			SimulatedLoad: sim.setLoads, SMI: sim.run, CLI: sim})
 	}()
 	defer func() { cancel(); <-agentDone }()
 

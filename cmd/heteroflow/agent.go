@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heteroflow/heteroflow/agent/daemon"
+	"github.com/heteroflow/heteroflow/receivers/fakesmi"
 	"github.com/heteroflow/heteroflow/agent/runner"
 )
 
@@ -73,7 +74,9 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 			cfg.AgentLog, cfg.AgentLogDir = lf, logDir
 			cfg.Logger = slog.New(slog.NewTextHandler(io.MultiWriter(cmd.ErrOrStderr(), lf), &slog.HandlerOptions{Level: level}))
 			cfg.Collector = !noCollector
-			cfg.FakeSMIState = os.Getenv("HETEROFLOW_FAKESMI_STATE")
+			if state := os.Getenv("HETEROFLOW_FAKESMI_STATE"); state != "" {
+				cfg.SimulatedLoad = simulatedLoad(state)
+			}
 			cfg.Version = version
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -107,4 +110,18 @@ func defaultAgentDir() string {
 		return filepath.Join(h, ".heteroflow-agent")
 	}
 	return ".heteroflow-agent"
+}
+
+// simulatedLoad makes a node whose vendor CLIs are simulated (fakesmi, as
+// `make run` starts them) report the load of its running tasks: the state
+// file the simulated CLIs read follows the agent's work. Only this wiring
+// links the simulator to the agent; the daemon knows nothing of it.
+func simulatedLoad(statePath string) func(map[int]daemon.DeviceLoad) error {
+	return func(per map[int]daemon.DeviceLoad) error {
+		loads := make(map[int]fakesmi.DeviceState, len(per))
+		for i, l := range per {
+			loads[i] = fakesmi.DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB}
+		}
+		return fakesmi.SetLoads(statePath, loads)
+	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/credentials"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/pki"
@@ -100,7 +101,7 @@ func TestMTLSEnrollmentAndClientCertAuth(t *testing.T) {
 
 	// Enrollment with a CSR: the key stays here, the certificate names the node.
 	_, tok := browser.bootstrapToken(admin)
-	keyPEM, csrPEM, err := pki.NewKeyAndCSR("admin") // a CSR asking to be "admin" gets the node id
+	keyPEM, csrPEM, err := credentials.NewKeyAndCSR("admin") // a CSR asking to be "admin" gets the node id
 	require.NoError(t, err)
 	req := enrollBody(tok, "gpu-01", "nvidia", 2)
 	req.CSR = string(csrPEM)
@@ -135,7 +136,7 @@ func TestMTLSEnrollmentAndClientCertAuth(t *testing.T) {
 
 	// A certificate from the server's own CA for a node that does not
 	// exist authenticates nobody.
-	strayKey, strayCSR, err := pki.NewKeyAndCSR("x")
+	strayKey, strayCSR, err := credentials.NewKeyAndCSR("x")
 	require.NoError(t, err)
 	strayPEM, err := a.Server().CA().SignCSR(strayCSR, "ghost-000000")
 	require.NoError(t, err)
@@ -147,7 +148,7 @@ func TestMTLSEnrollmentAndClientCertAuth(t *testing.T) {
 
 	// Revoking a node's API key also ends its certificate.
 	_, tok2 := browser.bootstrapToken(admin)
-	key2, csr2, err := pki.NewKeyAndCSR("gpu-02")
+	key2, csr2, err := credentials.NewKeyAndCSR("gpu-02")
 	require.NoError(t, err)
 	req2 := enrollBody(tok2, "gpu-02", "nvidia", 1)
 	req2.CSR = string(csr2)
@@ -190,7 +191,7 @@ func TestEnrollWithoutMTLSIgnoresCSR(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	admin := s.adminToken()
 	_, tok := s.bootstrapToken(admin)
-	_, csr, err := pki.NewKeyAndCSR("h")
+	_, csr, err := credentials.NewKeyAndCSR("h")
 	require.NoError(t, err)
 	req := enrollBody(tok, "plain-01", "nvidia", 1)
 	req.CSR = string(csr)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/agent/credentials"
 )
 
 // BenchmarkSignCSR is the CA's cost per enrollment (parse, verify the CSR
@@ -12,7 +14,7 @@ import (
 func BenchmarkSignCSR(b *testing.B) {
 	ca, err := LoadOrCreate(filepath.Join(b.TempDir(), "pki"))
 	require.NoError(b, err)
-	_, csr, err := NewKeyAndCSR("bench")
+	_, csr, err := credentials.NewKeyAndCSR("bench")
 	require.NoError(b, err)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -26,7 +28,7 @@ func BenchmarkSignCSR(b *testing.B) {
 func BenchmarkNewKeyAndCSR(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := NewKeyAndCSR("bench"); err != nil {
+		if _, _, err := credentials.NewKeyAndCSR("bench"); err != nil {
 			b.Fatal(err)
 		}
 	}

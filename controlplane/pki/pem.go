@@ -2,11 +2,7 @@ package pki
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -54,26 +50,6 @@ func ParseKeyPEM(b []byte) (crypto.Signer, error) {
 		return nil, fmt.Errorf("unsupported private key type %T", k)
 	}
 	return s, nil
-}
-
-// NewKeyAndCSR creates the agent's ECDSA P-256 key (it never leaves the
-// node) and a CSR for it; the server overwrites the subject with the node
-// id, so the CSR's own subject is only informative.
-func NewKeyAndCSR(hostname string) (keyPEM, csrPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pki: generate key: %w", err)
-	}
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: hostname}}, key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pki: csr: %w", err)
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pki: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
 }
 
 // WriteFile writes b atomically with mode perm (temp file created with

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/agent/credentials"
 )
 
 func TestLoadOrCreateCreatesThenReuses(t *testing.T) {
@@ -63,7 +65,7 @@ func TestSignCSR(t *testing.T) {
 	p224, _ := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
 	rsaKey, _ := rsa.GenerateKey(rand.Reader, 2048)
 	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
-	_, agentCSR, err := NewKeyAndCSR("gpu-01")
+	_, agentCSR, err := credentials.NewKeyAndCSR("gpu-01")
 	require.NoError(t, err)
 	tampered := csrFor(t, p256, "x")
 	blk, _ := pem.Decode(tampered)

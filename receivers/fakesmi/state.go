@@ -165,3 +165,22 @@ func (s *State) dev(i int) DeviceState {
 	}
 	return d
 }
+
+// SetLoads sets every device's utilisation and memory in use to loads (by
+// device index; a device not named carries none), keeping its other
+// figures. A simulated agent calls it whenever its running tasks change.
+func SetLoads(path string, loads map[int]DeviceState) error {
+	return UpdateState(path, func(s *State) error {
+		for i, d := range s.Devices {
+			l := loads[i]
+			d.UtilizationPercent, d.MemoryUsedMiB = l.UtilizationPercent, l.MemoryUsedMiB
+			s.Devices[i] = d
+		}
+		for i, l := range loads {
+			if _, ok := s.Devices[i]; !ok {
+				s.Devices[i] = DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB}
+			}
+		}
+		return nil
+	})
+}
