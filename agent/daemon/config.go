@@ -37,9 +37,9 @@ type Config struct {
 	// follow its work. Real nodes leave it nil: their CLIs measure.
 	SimulatedLoad func(map[int]DeviceLoad) error
 	Labels        map[string]string
-	Grace        time.Duration // SIGTERM → SIGKILL for tasks
-	Version      string
-	Logger       *slog.Logger
+	Grace         time.Duration // SIGTERM → SIGKILL for tasks
+	Version       string
+	Logger        *slog.Logger
 	// AgentLog is the agent's own capped log (AgentLogDir, stream "agent"),
 	// returned by the agent-logs management command.
 	AgentLog    *runner.LogFile

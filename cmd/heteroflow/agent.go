@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heteroflow/heteroflow/agent/daemon"
-	"github.com/heteroflow/heteroflow/receivers/fakesmi"
 	"github.com/heteroflow/heteroflow/agent/runner"
+	"github.com/heteroflow/heteroflow/receivers/fakesmi"
 )
 
 func init() {
