@@ -14,6 +14,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
 	"github.com/heteroflow/heteroflow/controlplane/server"
+	"github.com/heteroflow/heteroflow/controlplane/workflow"
 	"github.com/heteroflow/heteroflow/deploy"
 	"github.com/heteroflow/heteroflow/scheduler/framework"
 )
@@ -27,6 +28,7 @@ type App struct {
 	sched  *scheduling.Service
 	alerts *alerts.Engine
 	notify *notify.Worker
+	flows  *workflow.Engine // nil when the store has no workflow tables
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -102,7 +104,27 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	}
 	sched.Mount(a.srv.API())
 	a.agents, a.sched = agents, sched
-	return a.attachAlerts(log)
+	if err := a.attachAlerts(log); err != nil {
+		return err
+	}
+	return a.attachWorkflows(log)
+}
+
+// attachWorkflows mounts /api/v1/workflows and builds the workflow engine
+// (it campaigns for its own lease, so one server advances workflows).
+func (a *App) attachWorkflows(log *slog.Logger) error {
+	st, ok := a.srv.Store().(workflow.Store)
+	if !ok {
+		return nil
+	}
+	eng, err := workflow.New(workflow.Options{Store: st, Logger: log, Registry: a.srv.API().Registry(),
+		Audit: a.srv.Auditor().Record})
+	if err != nil {
+		return err
+	}
+	a.srv.API().RegisterWorkflows(st, eng.Kick)
+	a.flows = eng
+	return nil
 }
 
 // API is the one REST API every subsystem mounted its routes on.
@@ -134,6 +156,10 @@ func (a *App) Start() error {
 	go func() { defer a.loops.Done(); a.sched.Run(ctx) }()
 	go func() { defer a.loops.Done(); a.alerts.Run(ctx) }()
 	go func() { defer a.loops.Done(); a.notify.Run(ctx) }()
+	if a.flows != nil {
+		a.loops.Add(1)
+		go func() { defer a.loops.Done(); a.flows.Run(ctx) }()
+	}
 	return nil
 }
 

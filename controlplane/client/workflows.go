@@ -1,0 +1,81 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+)
+
+// WorkflowList is a page of workflows.
+type WorkflowList = httpapi.List[httpapi.WorkflowJSON]
+
+func workflowPath(id int64, tail string) string {
+	return "/api/v1/workflows/" + strconv.FormatInt(id, 10) + tail
+}
+
+// ValidateWorkflow checks a document without storing it.
+func (c *Client) ValidateWorkflow(ctx context.Context, in httpapi.WorkflowSubmitJSON) (*httpapi.WorkflowPlanJSON, error) {
+	var p httpapi.WorkflowPlanJSON
+	if err := c.Do(ctx, http.MethodPost, "/api/v1/workflows/validate", in, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// SubmitWorkflow creates a workflow.
+func (c *Client) SubmitWorkflow(ctx context.Context, in httpapi.WorkflowSubmitJSON) (*httpapi.WorkflowDetailJSON, error) {
+	return c.workflowCall(ctx, http.MethodPost, "/api/v1/workflows", in)
+}
+
+// GetWorkflow fetches a workflow with its steps.
+func (c *Client) GetWorkflow(ctx context.Context, id int64) (*httpapi.WorkflowDetailJSON, error) {
+	return c.workflowCall(ctx, http.MethodGet, workflowPath(id, ""), nil)
+}
+
+// ListWorkflows lists workflows; q holds the filters (state, q, owner, limit, offset).
+func (c *Client) ListWorkflows(ctx context.Context, q url.Values) (*WorkflowList, error) {
+	var l WorkflowList
+	path := "/api/v1/workflows"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	if err := c.Do(ctx, http.MethodGet, path, nil, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// CancelWorkflow cancels a workflow and stops its running steps.
+func (c *Client) CancelWorkflow(ctx context.Context, id int64, reason string) (*httpapi.WorkflowDetailJSON, error) {
+	return c.workflowCall(ctx, http.MethodPost, workflowPath(id, "/cancel"), map[string]string{"reason": reason})
+}
+
+// RetryWorkflow restarts a failed or cancelled workflow (from a step when from is set).
+func (c *Client) RetryWorkflow(ctx context.Context, id int64, from string) (*httpapi.WorkflowDetailJSON, error) {
+	return c.workflowCall(ctx, http.MethodPost, workflowPath(id, "/retry"), map[string]string{"from": from})
+}
+
+// ResubmitWorkflow submits a workflow's spec again as a new workflow.
+func (c *Client) ResubmitWorkflow(ctx context.Context, id int64) (*httpapi.WorkflowDetailJSON, error) {
+	return c.workflowCall(ctx, http.MethodPost, workflowPath(id, "/resubmit"), nil)
+}
+
+// WorkflowEvents lists a workflow's state changes.
+func (c *Client) WorkflowEvents(ctx context.Context, id int64) (*httpapi.WorkflowEventsJSON, error) {
+	var e httpapi.WorkflowEventsJSON
+	if err := c.Do(ctx, http.MethodGet, workflowPath(id, "/events"), nil, &e); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+func (c *Client) workflowCall(ctx context.Context, method, path string, in any) (*httpapi.WorkflowDetailJSON, error) {
+	var w httpapi.WorkflowDetailJSON
+	if err := c.Do(ctx, method, path, in, &w); err != nil {
+		return nil, err
+	}
+	return &w, nil
+}

@@ -1,0 +1,366 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
+	"github.com/heteroflow/heteroflow/controlplane/workflow"
+)
+
+// Workflows are DAGs of tasks: they carry the tasks' permissions (a user
+// submits, sees and cancels their own; operators manage all).
+
+// WorkflowSubmitJSON is a workflow document to validate or submit.
+type WorkflowSubmitJSON struct {
+	Document string            `json:"document" minLength:"1" maxLength:"524288" doc:"The workflow spec, YAML or JSON"`
+	Params   map[string]string `json:"params,omitempty" doc:"Overrides of the spec's string parameters"`
+}
+
+// WorkflowJSON is a stored workflow.
+type WorkflowJSON struct {
+	ID              int64                      `json:"id"`
+	Name            string                     `json:"name"`
+	State           controlplane.WorkflowState `json:"state" enum:"pending,running,succeeded,failed,cancelled"`
+	OwnerID         int64                      `json:"owner_id"`
+	Owner           string                     `json:"owner"`
+	Tenant          string                     `json:"tenant"`
+	Project         string                     `json:"project"`
+	Priority        int                        `json:"priority"`
+	Reason          string                     `json:"reason"`
+	Generation      int                        `json:"generation" doc:"Retries so far"`
+	ResubmittedFrom int64                      `json:"resubmitted_from,omitempty"`
+	CreatedAt       time.Time                  `json:"created_at"`
+	UpdatedAt       time.Time                  `json:"updated_at"`
+	StartedAt       *time.Time                 `json:"started_at"`
+	FinishedAt      *time.Time                 `json:"finished_at"`
+}
+
+// WorkflowStepJSON is one step instance.
+type WorkflowStepJSON struct {
+	Name       string                 `json:"name" doc:"Instance name, e.g. train[1]"`
+	Step       string                 `json:"step" doc:"The spec step"`
+	Index      int                    `json:"index" doc:"Fan-out item, -1 when not fanned out"`
+	State      controlplane.StepState `json:"state" enum:"pending,running,succeeded,failed,cancelled,skipped"`
+	TaskID     int64                  `json:"task_id,omitempty"`
+	TaskState  controlplane.TaskState `json:"task_state,omitempty"`
+	Generation int                    `json:"generation"`
+	ExitCode   *int                   `json:"exit_code"`
+	Outputs    map[string]string      `json:"outputs,omitempty"`
+	Artifacts  map[string]string      `json:"artifacts,omitempty"`
+	Reason     string                 `json:"reason"`
+	UpdatedAt  time.Time              `json:"updated_at"`
+	StartedAt  *time.Time             `json:"started_at"`
+	FinishedAt *time.Time             `json:"finished_at"`
+}
+
+// WorkflowEdgeJSON is one dependency between step instances.
+type WorkflowEdgeJSON struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	On   string `json:"on" enum:"success,failure,always"`
+}
+
+// WorkflowDetailJSON is a workflow with its spec, steps and graph.
+type WorkflowDetailJSON struct {
+	WorkflowJSON
+	Spec  map[string]any     `json:"spec" doc:"The validated spec, parameters resolved"`
+	Steps []WorkflowStepJSON `json:"steps"`
+	Edges []WorkflowEdgeJSON `json:"edges"`
+}
+
+// WorkflowPlanJSON is a validated document: its step instances and graph.
+type WorkflowPlanJSON struct {
+	Name  string             `json:"name"`
+	Steps []WorkflowStepJSON `json:"steps"`
+	Edges []WorkflowEdgeJSON `json:"edges"`
+}
+
+type listWorkflowsIn struct {
+	PageParams
+	State string `query:"state" doc:"Comma-separated states, e.g. running,failed"`
+	Q     string `query:"q" maxLength:"256" doc:"Substring of the name"`
+	Owner string `query:"owner" doc:"Owner username or id (ignored for role user: always self)"`
+}
+
+type retryWorkflowIn struct {
+	ID   int64 `path:"id" minimum:"1"`
+	Body *struct {
+		From string `json:"from,omitempty" maxLength:"63" doc:"Also run this step and every step after it again"`
+	} `required:"false"`
+}
+
+type cancelWorkflowIn struct {
+	ID   int64 `path:"id" minimum:"1"`
+	Body *struct {
+		Reason string `json:"reason,omitempty" maxLength:"512"`
+	} `required:"false"`
+}
+
+// WorkflowEventsJSON lists a workflow's state changes.
+type WorkflowEventsJSON struct {
+	Items []WorkflowEventJSON `json:"items"`
+}
+
+// WorkflowEventJSON is one state change of the workflow (step "") or a step.
+type WorkflowEventJSON struct {
+	ID     int64     `json:"id"`
+	Step   string    `json:"step"`
+	From   string    `json:"from"`
+	To     string    `json:"to"`
+	Reason string    `json:"reason"`
+	Actor  string    `json:"actor"`
+	At     time.Time `json:"at"`
+}
+
+// workflowAPI holds the workflow routes' dependencies.
+type workflowAPI struct {
+	a    *API
+	st   controlplane.WorkflowStore
+	kick func()
+}
+
+// RegisterWorkflows mounts /api/v1/workflows on st; kick wakes the
+// workflow engine after a change (nil: it notices on its next tick).
+func (a *API) RegisterWorkflows(st controlplane.WorkflowStore, kick func()) {
+	if kick == nil {
+		kick = func() {}
+	}
+	h := &workflowAPI{a: a, st: st, kick: kick}
+	tags := []string{"workflows"}
+	p := Prefix + "/workflows"
+	Register(a, huma.Operation{OperationID: "validate-workflow", Method: http.MethodPost, Path: p + "/validate",
+		Summary: "Validate a workflow document and return its step instances and graph", Tags: tags},
+		Perm(auth.ResTasks, auth.ActRead), h.validate)
+	Register(a, huma.Operation{OperationID: "submit-workflow", Metadata: Audited("workflow.create"), Method: http.MethodPost, Path: p,
+		Summary: "Submit a workflow (YAML or JSON document)", Tags: tags, DefaultStatus: http.StatusCreated},
+		Perm(auth.ResTasks, auth.ActWrite), h.submit)
+	Register(a, huma.Operation{OperationID: "list-workflows", Method: http.MethodGet, Path: p,
+		Summary: "List workflows (role user: own only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.list)
+	Register(a, huma.Operation{OperationID: "get-workflow", Method: http.MethodGet, Path: p + "/{id}",
+		Summary: "A workflow with its steps and graph", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.get)
+	Register(a, huma.Operation{OperationID: "list-workflow-events", Method: http.MethodGet, Path: p + "/{id}/events",
+		Summary: "A workflow's and its steps' state changes", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.events)
+	Register(a, huma.Operation{OperationID: "cancel-workflow", Metadata: Audited("workflow.cancel"), Method: http.MethodPost,
+		Path: p + "/{id}/cancel", Summary: "Cancel a workflow (running steps are stopped)", Tags: tags, Errors: []int{404, 409}},
+		Perm(auth.ResTasks, auth.ActCancel), h.cancel)
+	Register(a, huma.Operation{OperationID: "retry-workflow", Metadata: Audited("workflow.retry"), Method: http.MethodPost,
+		Path: p + "/{id}/retry", Summary: "Retry a failed or cancelled workflow from its failed steps (or from a named step)",
+		Tags: tags, Errors: []int{404, 409}}, Perm(auth.ResTasks, auth.ActWrite), h.retry)
+	Register(a, huma.Operation{OperationID: "resubmit-workflow", Metadata: Audited("workflow.resubmit"), Method: http.MethodPost,
+		Path: p + "/{id}/resubmit", Summary: "Submit a workflow's spec again as a new workflow", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{404}}, Perm(auth.ResTasks, auth.ActWrite), h.resubmit)
+}
+
+func workflowTarget(id int64) string { return "workflow/" + strconv.FormatInt(id, 10) }
+
+func workflowJSON(w *controlplane.Workflow) WorkflowJSON {
+	return WorkflowJSON{ID: w.ID, Name: w.Name, State: w.State, OwnerID: w.OwnerID, Owner: w.Owner, Tenant: w.Tenant,
+		Project: w.Project, Priority: w.Priority, Reason: w.Reason, Generation: w.Generation,
+		ResubmittedFrom: w.ResubmittedFrom, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, StartedAt: w.StartedAt,
+		FinishedAt: w.FinishedAt}
+}
+
+// graph lists a compiled workflow's instances (rows fill in their states)
+// and edges: every instance of a step depends on every instance of each
+// of its dependencies.
+func graph(c *workflow.Compiled, w *controlplane.Workflow, rows []*controlplane.WorkflowStep) ([]WorkflowStepJSON, []WorkflowEdgeJSON) {
+	byName := map[string]*controlplane.WorkflowStep{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	steps := make([]WorkflowStepJSON, 0, len(c.Instances))
+	of := map[string][]string{}
+	for k, in := range c.Instances {
+		st := c.Spec.Steps[in.Step].Name
+		of[st] = append(of[st], in.Name)
+		j := WorkflowStepJSON{Name: in.Name, Step: st, Index: in.Index, State: controlplane.StepPending,
+			Artifacts: c.Artifacts(k, w)}
+		if r := byName[in.Name]; r != nil {
+			j.State, j.TaskID, j.TaskState, j.Generation = r.State, r.TaskID, r.TaskState, r.Generation
+			j.ExitCode, j.Outputs, j.Reason, j.UpdatedAt = r.ExitCode, r.Outputs, r.Reason, r.UpdatedAt
+			j.StartedAt, j.FinishedAt = r.StartedAt, r.FinishedAt
+		}
+		steps = append(steps, j)
+	}
+	edges := []WorkflowEdgeJSON{}
+	for _, s := range c.Spec.Steps {
+		for _, d := range s.Depends {
+			for _, from := range of[d.Step] {
+				for _, to := range of[s.Name] {
+					edges = append(edges, WorkflowEdgeJSON{From: from, To: to, On: d.On})
+				}
+			}
+		}
+	}
+	return steps, edges
+}
+
+func (h *workflowAPI) validate(ctx context.Context, in *struct{ Body WorkflowSubmitJSON }) (*Body[WorkflowPlanJSON], error) {
+	s, err := workflow.Parse([]byte(in.Body.Document))
+	if err != nil {
+		return nil, err
+	}
+	c, err := workflow.Compile(s, in.Body.Params)
+	if err != nil {
+		return nil, err
+	}
+	steps, edges := graph(c, &controlplane.Workflow{Name: s.Name}, nil)
+	return &Body[WorkflowPlanJSON]{Body: WorkflowPlanJSON{Name: s.Name, Steps: steps, Edges: edges}}, nil
+}
+
+func (h *workflowAPI) submit(ctx context.Context, in *struct{ Body WorkflowSubmitJSON }) (*Body[WorkflowDetailJSON], error) {
+	p := PrincipalFrom(ctx)
+	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: []byte(in.Body.Document), Params: in.Body.Params,
+		OwnerID: p.UserID, Owner: p.Username, Tenant: p.Tenant})
+	if err != nil {
+		return nil, err
+	}
+	SetAudit(ctx, "workflow.create", workflowTarget(w.ID))
+	h.kick()
+	return h.detail(ctx, w)
+}
+
+func (h *workflowAPI) detail(ctx context.Context, w *controlplane.Workflow) (*Body[WorkflowDetailJSON], error) {
+	c, err := workflow.Load(w)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := h.st.ListWorkflowSteps(ctx, w.ID)
+	if err != nil {
+		return nil, err
+	}
+	var spec map[string]any
+	if err := json.Unmarshal(w.Spec, &spec); err != nil {
+		return nil, fmt.Errorf("workflow %d spec: %w", w.ID, err)
+	}
+	steps, edges := graph(c, w, rows)
+	return &Body[WorkflowDetailJSON]{Body: WorkflowDetailJSON{WorkflowJSON: workflowJSON(w), Spec: spec, Steps: steps, Edges: edges}}, nil
+}
+
+// visible loads a workflow the caller may see: role user only their own
+// (others' are "not found").
+func (h *workflowAPI) visible(ctx context.Context, id int64) (*controlplane.Workflow, error) {
+	w, err := h.st.GetWorkflow(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p := PrincipalFrom(ctx); ownOnly(p) && w.OwnerID != p.UserID {
+		return nil, fmt.Errorf("%w: workflow %d", controlplane.ErrNotFound, id)
+	}
+	return w, nil
+}
+
+func (h *workflowAPI) list(ctx context.Context, in *listWorkflowsIn) (*Body[*List[WorkflowJSON]], error) {
+	f := controlplane.WorkflowFilter{Query: in.Q, Page: in.page()}
+	for _, s := range splitList(in.State) {
+		st := controlplane.WorkflowState(s)
+		if !st.Valid() {
+			return nil, controlplane.Invalidf("unknown workflow state %q", s)
+		}
+		f.States = append(f.States, st)
+	}
+	p := PrincipalFrom(ctx)
+	switch {
+	case ownOnly(p):
+		f.OwnerID = p.UserID
+	case in.Owner != "":
+		if id, err := strconv.ParseInt(in.Owner, 10, 64); err == nil {
+			f.OwnerID = id
+			break
+		}
+		u, err := h.a.store.GetUserByName(ctx, in.Owner)
+		if err != nil {
+			return nil, err
+		}
+		f.OwnerID = u.ID
+	}
+	rows, total, err := h.st.ListWorkflows(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &Body[*List[WorkflowJSON]]{Body: newList(rows, total, f.Page, workflowJSON)}, nil
+}
+
+func (h *workflowAPI) get(ctx context.Context, in *idIn) (*Body[WorkflowDetailJSON], error) {
+	w, err := h.visible(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return h.detail(ctx, w)
+}
+
+func (h *workflowAPI) events(ctx context.Context, in *idIn) (*Body[WorkflowEventsJSON], error) {
+	if _, err := h.visible(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	evs, err := h.st.ListWorkflowEvents(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := WorkflowEventsJSON{Items: make([]WorkflowEventJSON, 0, len(evs))}
+	for _, e := range evs {
+		out.Items = append(out.Items, WorkflowEventJSON{ID: e.ID, Step: e.Step, From: e.From, To: e.To, Reason: e.Reason,
+			Actor: e.Actor, At: e.At})
+	}
+	return &Body[WorkflowEventsJSON]{Body: out}, nil
+}
+
+func (h *workflowAPI) cancel(ctx context.Context, in *cancelWorkflowIn) (*Body[WorkflowDetailJSON], error) {
+	SetAudit(ctx, "workflow.cancel", workflowTarget(in.ID))
+	if _, err := h.visible(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	actor := PrincipalFrom(ctx).Actor()
+	reason := "cancelled by " + actor
+	if in.Body != nil && in.Body.Reason != "" {
+		reason = in.Body.Reason
+	}
+	w, err := workflow.Cancel(ctx, h.st, in.ID, actor, reason)
+	if err != nil {
+		return nil, err
+	}
+	h.kick()
+	return h.detail(ctx, w)
+}
+
+func (h *workflowAPI) retry(ctx context.Context, in *retryWorkflowIn) (*Body[WorkflowDetailJSON], error) {
+	SetAudit(ctx, "workflow.retry", workflowTarget(in.ID))
+	if _, err := h.visible(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	from := ""
+	if in.Body != nil {
+		from = in.Body.From
+	}
+	w, err := workflow.Retry(ctx, h.st, in.ID, from, PrincipalFrom(ctx).Actor())
+	if err != nil {
+		return nil, err
+	}
+	h.kick()
+	return h.detail(ctx, w)
+}
+
+func (h *workflowAPI) resubmit(ctx context.Context, in *idIn) (*Body[WorkflowDetailJSON], error) {
+	SetAudit(ctx, "workflow.resubmit", workflowTarget(in.ID))
+	old, err := h.visible(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := PrincipalFrom(ctx)
+	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: old.Spec, OwnerID: p.UserID, Owner: p.Username,
+		Tenant: old.Tenant, ResubmittedFrom: old.ID})
+	if err != nil {
+		return nil, err
+	}
+	SetAudit(ctx, "workflow.resubmit", workflowTarget(w.ID))
+	h.kick()
+	return h.detail(ctx, w)
+}
