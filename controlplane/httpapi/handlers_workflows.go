@@ -71,7 +71,7 @@ type WorkflowEdgeJSON struct {
 // WorkflowDetailJSON is a workflow with its spec, steps and graph.
 type WorkflowDetailJSON struct {
 	WorkflowJSON
-	Spec  map[string]any     `json:"spec" doc:"The validated spec, parameters resolved"`
+	Spec  map[string]any     `json:"spec" doc:"The validated spec, parameters resolved (null for viewers: it holds the steps' env)"`
 	Steps []WorkflowStepJSON `json:"steps"`
 	Edges []WorkflowEdgeJSON `json:"edges"`
 }
@@ -241,18 +241,38 @@ func (h *workflowAPI) detail(ctx context.Context, w *controlplane.Workflow) (*Bo
 	if err := json.Unmarshal(w.Spec, &spec); err != nil {
 		return nil, fmt.Errorf("workflow %d spec: %w", w.ID, err)
 	}
+	if p := PrincipalFrom(ctx); p.Role != controlplane.RoleAdmin && p.Role != controlplane.RoleOperator && w.OwnerID != p.UserID {
+		spec = nil // the spec holds the steps' env, which only owners and operators read
+	}
 	steps, edges := graph(c, w, rows)
 	return &Body[WorkflowDetailJSON]{Body: WorkflowDetailJSON{WorkflowJSON: workflowJSON(w), Spec: spec, Steps: steps, Edges: edges}}, nil
 }
 
-// visible loads a workflow the caller may see: role user only their own
-// (others' are "not found").
+// workflowVisible applies the tasks' visibility policy (task_access.go) to
+// a workflow: admins and operators see all, a user their own, a viewer
+// their tenant's (a tenant-less viewer all), agent keys none.
+func workflowVisible(p *auth.Principal, w *controlplane.Workflow) bool {
+	if p == nil {
+		return false
+	}
+	switch p.Role {
+	case controlplane.RoleAdmin, controlplane.RoleOperator:
+		return true
+	case controlplane.RoleUser:
+		return w.OwnerID == p.UserID
+	case controlplane.RoleViewer:
+		return p.Tenant == "" || w.Tenant == p.Tenant
+	}
+	return false
+}
+
+// visible loads a workflow the caller may see; others' are "not found".
 func (h *workflowAPI) visible(ctx context.Context, id int64) (*controlplane.Workflow, error) {
 	w, err := h.st.GetWorkflow(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	if p := PrincipalFrom(ctx); ownOnly(p) && w.OwnerID != p.UserID {
+	if !workflowVisible(PrincipalFrom(ctx), w) {
 		return nil, fmt.Errorf("%w: workflow %d", controlplane.ErrNotFound, id)
 	}
 	return w, nil
@@ -268,6 +288,12 @@ func (h *workflowAPI) list(ctx context.Context, in *listWorkflowsIn) (*Body[*Lis
 		f.States = append(f.States, st)
 	}
 	p := PrincipalFrom(ctx)
+	switch p.Role {
+	case controlplane.RoleAgent:
+		return &Body[*List[WorkflowJSON]]{Body: &List[WorkflowJSON]{Items: []WorkflowJSON{}, Limit: f.Page.Limit, Offset: f.Page.Offset}}, nil
+	case controlplane.RoleViewer:
+		f.Tenant = p.Tenant
+	}
 	switch {
 	case ownOnly(p):
 		f.OwnerID = p.UserID

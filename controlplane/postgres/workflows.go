@@ -229,14 +229,14 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 			}
 		}
 		if len(tasks) > 0 {
-			rows, err := tx.Query(ctx, `WITH `+createTasksCTE+` SELECT ord, id, owner FROM n`,
-				append(taskColumns(tasks), now)...)
+			// The task submission statement, with no audit entries.
+			rows, err := tx.Query(ctx, writeBatchSQL, writeBatchParams(tasks, nil, now)...)
 			if err != nil {
 				return mapErr(err)
 			}
+			var kind, owner string
 			var ord, id int64
-			var owner string
-			if _, err := pgx.ForEachRow(rows, []any{&ord, &id, &owner}, func() error {
+			if _, err := pgx.ForEachRow(rows, []any{&kind, &ord, &id, &owner}, func() error {
 				taskIDs[ord-1], owners[ord-1] = id, owner
 				return nil
 			}); err != nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -61,10 +62,7 @@ func (db *DB) writeUnits(ctx context.Context, units []writeUnit) error {
 		}
 		entries = append(entries, u.audit...)
 	}
-	params := append(taskColumns(tasks), now)
-	params = append(params, auditColumns(entries)...)
-	params = append(params, secretColumn(tasks))
-	rows, err := db.pool.Query(ctx, writeBatchSQL, params...)
+	rows, err := db.pool.Query(ctx, writeBatchSQL, writeBatchParams(tasks, entries, now)...)
 	if err != nil {
 		return unitsErr(units, err)
 	}
@@ -110,4 +108,11 @@ func unitsErr(units []writeUnit, err error) error {
 		return fmt.Errorf("task owner %d: %w", units[0].task.Task.OwnerID, controlplane.ErrNotFound)
 	}
 	return mapErr(err)
+}
+
+// writeBatchParams are writeBatchSQL's parameters for tasks and entries.
+func writeBatchParams(tasks []storeutil.NewTask, entries []*controlplane.AuditEntry, now time.Time) []any {
+	params := append(taskColumns(tasks), now)
+	params = append(params, auditColumns(entries)...)
+	return append(params, secretColumn(tasks))
 }

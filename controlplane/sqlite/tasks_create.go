@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
@@ -65,11 +66,8 @@ func (db *DB) insertTasks(ctx context.Context, batch []storeutil.NewTask) error 
 		}
 		defer insEvent.Close()
 		for i, n := range batch {
-			t, s, js := n.Task, &n.Task.Spec, n.JSON
-			err := insTask.QueryRowContext(ctx, s.Name, js.Command, s.Image, js.Args, js.Env, s.DeviceCount,
-				s.MemoryMiB, s.ComputePercent, s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds,
-				s.MaxRetries, js.Labels, s.Tenant, s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang,
-				s.GangSize, nullID(t.OwnerID), t.Owner, t.OwnerID, t.Reason, ts(now), ts(now), js.SecretEnv).Scan(&ids[i], &owners[i])
+			t := n.Task
+			err := insTask.QueryRowContext(ctx, taskInsertArgs(n, now)...).Scan(&ids[i], &owners[i])
 			if isForeignKey(err) {
 				return fmt.Errorf("task owner %d: %w", t.OwnerID, controlplane.ErrNotFound)
 			}
@@ -90,4 +88,13 @@ func (db *DB) insertTasks(ctx context.Context, batch []storeutil.NewTask) error 
 		n.Submitted(ids[i], owners[i], now)
 	}
 	return nil
+}
+
+// taskInsertArgs are insertTaskSQL's arguments for n.
+func taskInsertArgs(n storeutil.NewTask, now time.Time) []any {
+	t, s, js := n.Task, &n.Task.Spec, n.JSON
+	return []any{s.Name, js.Command, s.Image, js.Args, js.Env, s.DeviceCount,
+		s.MemoryMiB, s.ComputePercent, s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds,
+		s.MaxRetries, js.Labels, s.Tenant, s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang,
+		s.GangSize, nullID(t.OwnerID), t.Owner, t.OwnerID, t.Reason, ts(now), ts(now), js.SecretEnv}
 }

@@ -230,12 +230,8 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 		for i, c := range u.Steps {
 			var task any
 			if c.Task != nil {
-				n, s, js := tasks[i], &tasks[i].Task.Spec, tasks[i].JSON
-				err := tx.QueryRowContext(ctx, insertTaskSQL, s.Name, js.Command, s.Image, js.Args, js.Env, s.DeviceCount,
-					s.MemoryMiB, s.ComputePercent, s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds,
-					s.MaxRetries, js.Labels, s.Tenant, s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang,
-					s.GangSize, nullID(n.Task.OwnerID), n.Task.Owner, n.Task.OwnerID, n.Task.Reason, ts(now),
-					ts(now)).Scan(&taskIDs[i], &owners[i])
+				n := tasks[i]
+				err := tx.QueryRowContext(ctx, insertTaskSQL, taskInsertArgs(n, now)...).Scan(&taskIDs[i], &owners[i])
 				if err != nil {
 					return fmt.Errorf("step %s task: %w", c.Name, mapErr(err))
 				}
