@@ -124,7 +124,7 @@ type TaskSchedule struct {
 	UpdatedAt time.Time
 }
 
-// SchedulingStore is the persistence of the scheduler (issue 7): the
+// SchedulingStore is the persistence of the scheduler: the
 // allocation ledger, quotas, plugin settings, per-task scheduling state
 // and the leader lease. Implemented by controlplane/sqlite and
 // controlplane/postgres (both pass storetest.RunExtended and

@@ -1,4 +1,4 @@
-// Package scheduling runs the scheduler in the live cluster (issue 7): one
+// Package scheduling runs the scheduler in the live cluster: one
 // leader (a lease in the store) turns submitted tasks into placements on
 // enrolled nodes with the scheduler framework (scheduler/framework) and the
 // live plugins (LoadAware over PromQL, Quota, Gang, Preempt), and keeps the

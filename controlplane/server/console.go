@@ -16,7 +16,7 @@ const ConsoleCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'uns
 
 // apiPrefixes are forwarded from the console listener to the API handler.
 var apiPrefixes = []string{"/api/", "/health", "/metrics", "/prometheus/",
-	// agent install (issue 5): the agent binary and the one-command deploy script
+	// agent install: the agent binary and the one-command deploy script
 	"/downloads/", "/deploy-agent-all-in-one.sh"}
 
 // ConsoleHandler serves the single-page console from dist, falling back to

@@ -140,7 +140,7 @@ func (db *DB) ApplyNodeStatus(ctx context.Context, st controlplane.NodeStatus) (
 			}
 			// Only the node the task is placed on may move it: a late report
 			// of a run the scheduler stopped (preempted, requeued) must not
-			// end the task's next placement (issue 7).
+			// end the task's next placement.
 			if err == nil && storeutil.ApplyStatusTransition(st, cur, onNode) {
 				if _, err := db.transitionTx(ctx, tx, storeutil.StatusTransition(st, cur)); err != nil {
 					return err

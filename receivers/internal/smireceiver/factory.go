@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/collector/scraper/scraperhelper"
 
 	"github.com/heteroflow/heteroflow/receivers/internal/smicore"
-	"github.com/heteroflow/heteroflow/receivers/internal/smiscraper"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
@@ -50,7 +49,7 @@ func createMetrics(spec Spec, run Runner, set receiver.Settings, cfg component.C
 	if run == nil {
 		run = smicore.NewExecRunner(spec.SMI.ToolNames(), c.ToolPath, c.Env)
 	}
-	sc := smiscraper.New(smiscraper.Settings{
+	sc := newScraper(scraperSettings{
 		Vendor:      spec.SMI.Vendor,
 		Collect:     func(ctx context.Context) (*inventory.Snapshot, error) { return smicore.Collect(ctx, spec.SMI, run) },
 		Unavailable: smicore.Unavailable,

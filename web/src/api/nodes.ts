@@ -1,5 +1,5 @@
 // Nodes, bootstrap tokens and the scheduler's cluster views
-// (docs/api-contract.md: agents/nodes and "Scheduling (issue 7)").
+// (docs/api-contract.md: agents/nodes and "Scheduling").
 import { api } from './client';
 import type { List } from './types';
 

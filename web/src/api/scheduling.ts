@@ -1,4 +1,4 @@
-// Scheduling endpoints (docs/api-contract.md, "Scheduling (issue 7)") plus
+// Scheduling endpoints (docs/api-contract.md, "Scheduling") plus
 // task logs and task creation, with their wire types. Kept out of the shared
 // endpoints.ts/types.ts so the two console helpers do not edit one file.
 import { api } from './client';

@@ -1,4 +1,4 @@
-package smiscraper
+package smireceiver
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package smiscraper
+package smireceiver
 
 import (
 	"context"
@@ -74,9 +74,9 @@ func points(t *testing.T, md pmetric.Metrics) map[string]float64 {
 	return out
 }
 
-func newScraper(t testing.TB, collect CollectFunc, now func() time.Time, logger *zap.Logger) *Scraper {
+func testScraper(t testing.TB, collect CollectFunc, now func() time.Time, logger *zap.Logger) *Scraper {
 	t.Helper()
-	s := New(Settings{
+	s := newScraper(scraperSettings{
 		Vendor: inventory.VendorNVIDIA, Collect: collect,
 		Unavailable: func(err error) bool { return errors.Is(err, errNoTool) },
 		Metrics:     hwmetrics.DefaultMetricsBuilderConfig(), ScopeName: "test", Logger: logger, Now: now,
@@ -87,7 +87,7 @@ func newScraper(t testing.TB, collect CollectFunc, now func() time.Time, logger 
 
 func TestScrapeEmitsKnownValuesOnly(t *testing.T) {
 	t.Parallel()
-	s := newScraper(t, func(context.Context) (*inventory.Snapshot, error) { return twoDevices(), nil }, nil, nil)
+	s := testScraper(t, func(context.Context) (*inventory.Snapshot, error) { return twoDevices(), nil }, nil, nil)
 	md, err := s.Scrape(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, map[string]float64{
@@ -145,7 +145,7 @@ func TestScrapeOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			md, err := newScraper(t, tt.collect, nil, nil).Scrape(context.Background())
+			md, err := testScraper(t, tt.collect, nil, nil).Scrape(context.Background())
 			require.Equal(t, tt.wantErr, err != nil, "err: %v", err)
 			require.Equal(t, tt.partial, scrapererror.IsPartialScrapeError(err))
 			require.Equal(t, tt.wantPoints, md.DataPointCount() > 0)
@@ -164,7 +164,7 @@ func TestUnavailableIsLoggedRateLimited(t *testing.T) {
 		}
 		return twoDevices(), nil
 	}
-	s := newScraper(t, collect, func() time.Time { return clock }, zap.New(core))
+	s := testScraper(t, collect, func() time.Time { return clock }, zap.New(core))
 
 	fail = true
 	for range 5 { // 5 scrapes, 10 s apart: one log
@@ -188,7 +188,7 @@ func TestUnavailableIsLoggedRateLimited(t *testing.T) {
 
 func TestScrapeBeforeStart(t *testing.T) {
 	t.Parallel()
-	s := New(Settings{Collect: func(context.Context) (*inventory.Snapshot, error) { return twoDevices(), nil }})
+	s := newScraper(scraperSettings{Collect: func(context.Context) (*inventory.Snapshot, error) { return twoDevices(), nil }})
 	_, err := s.Scrape(context.Background())
 	require.Error(t, err)
 }

@@ -1,4 +1,4 @@
-package smiscraper
+package smireceiver
 
 import (
 	"context"
@@ -24,8 +24,8 @@ type CollectFunc func(ctx context.Context) (*inventory.Snapshot, error)
 // that simply lacks the vendor.
 const DefaultLogEvery = 10 * time.Minute
 
-// Settings configure a Scraper.
-type Settings struct {
+// scraperSettings configure a Scraper.
+type scraperSettings struct {
 	Vendor  string
 	Collect CollectFunc
 	// Unavailable reports whether a Collect error means the vendor is absent
@@ -42,7 +42,7 @@ type Settings struct {
 // Scraper is one vendor's scraper. Scrape calls are serialised by the
 // scraper controller; the mutex guards against a caller that does not.
 type Scraper struct {
-	set Settings
+	set scraperSettings
 	mu  sync.Mutex
 	mb  *hwmetrics.MetricsBuilder
 	// lastUnavailableLog is zero while the vendor is available.
@@ -50,7 +50,7 @@ type Scraper struct {
 }
 
 // New returns a Scraper; it is ready after Start.
-func New(set Settings) *Scraper {
+func newScraper(set scraperSettings) *Scraper {
 	if set.LogEvery <= 0 {
 		set.LogEvery = DefaultLogEvery
 	}
@@ -79,7 +79,7 @@ func (s *Scraper) Scrape(ctx context.Context) (pmetric.Metrics, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mb == nil {
-		return pmetric.NewMetrics(), errors.New("smiscraper: Scrape before Start")
+		return pmetric.NewMetrics(), errors.New("smireceiver: Scrape before Start")
 	}
 	snap, err := s.set.Collect(ctx)
 	if err != nil && s.set.Unavailable(err) {

@@ -1,4 +1,4 @@
-package smiscraper
+package smireceiver
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func BenchmarkScrapeEmit8(b *testing.B) {
 			PowerLimitWatts: ptr(700.0), BusID: ptr(fmt.Sprintf("0000:%02x:00.0", i)), Health: ptr("ok"),
 		})
 	}
-	s := newScraper(b, func(context.Context) (*inventory.Snapshot, error) { return snap, nil }, nil, nil)
+	s := testScraper(b, func(context.Context) (*inventory.Snapshot, error) { return snap, nil }, nil, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Scrape(context.Background()); err != nil {
