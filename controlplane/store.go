@@ -23,6 +23,12 @@ type Store interface {
 	ListUsers(ctx context.Context, f UserFilter) ([]*User, int, error) // page, total
 	UpdateUser(ctx context.Context, id int64, upd UserUpdate) (*User, error)
 	DeleteUser(ctx context.Context, id int64) error
+	// RecordLoginFailure counts one failed login of user id atomically, so
+	// that concurrent failures are all counted. When the count reaches
+	// maxFailures the account is locked until now + lockFor(Lockouts)
+	// (Lockouts as it was before this lockout), the count restarts at 0 and
+	// Lockouts grows by one. It returns the user as updated; ErrNotFound.
+	RecordLoginFailure(ctx context.Context, id int64, maxFailures int, lockFor func(lockouts int) time.Duration) (*User, error)
 	CountUsers(ctx context.Context) (int, error)
 
 	// Refresh tokens (rotation chains).

@@ -47,8 +47,11 @@ type User struct {
 	// lockout policy trips and cleared on the next successful login.
 	FailedLogins int
 	LockedUntil  *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Lockouts counts successive lockouts since the last good login; each
+	// lasts longer than the one before.
+	Lockouts  int
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // UserFilter narrows ListUsers.
@@ -69,6 +72,7 @@ type UserUpdate struct {
 	PasswordHash *string
 	FailedLogins *int
 	LockedUntil  **time.Time
+	Lockouts     *int
 }
 
 // RefreshToken is one link of a rotation chain. Only the SHA-256 hash of the

@@ -56,11 +56,19 @@ func (l *RateLimiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 }
 
 // LockoutPolicy: after MaxFailures consecutive failed logins the account is
-// locked for Duration. Kept in the user row so it holds across servers.
+// locked for Duration, twice as long after each further lockout, at most
+// MaxDuration. Kept in the user row so it holds across servers. Before it,
+// a client address may fail IPFreeFailures times, then waits 1 s, 2 s, 4 s…
+// (at most IPMaxBackoff) between attempts (see lockout.go).
 type LockoutPolicy struct {
-	MaxFailures int
-	Duration    time.Duration
+	MaxFailures    int
+	Duration       time.Duration
+	MaxDuration    time.Duration
+	IPFreeFailures int
+	IPMaxBackoff   time.Duration
 }
 
-// DefaultLockout: 5 failures → 15 minutes.
-var DefaultLockout = LockoutPolicy{MaxFailures: 5, Duration: 15 * time.Minute}
+// DefaultLockout: 10 failures → 15 minutes, then 30, 60, … up to a day;
+// an address gets 3 free failures, then backs off up to 15 minutes.
+var DefaultLockout = LockoutPolicy{MaxFailures: 10, Duration: 15 * time.Minute, MaxDuration: 24 * time.Hour,
+	IPFreeFailures: 3, IPMaxBackoff: 15 * time.Minute}

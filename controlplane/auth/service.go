@@ -50,6 +50,8 @@ type Service struct {
 	cfg     Config
 	tokens  *TokenIssuer
 	limiter *RateLimiter
+	ipFails *ipBackoff
+	trusted *trustedIPs
 	keys    *keyCache
 	log     *slog.Logger
 	// dummyHash equalises timing between unknown and known usernames.
@@ -103,7 +105,10 @@ func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited
 // has been revoked. It wraps ErrUnauthenticated.
 var ErrRefreshReuse = fmt.Errorf("%w: refresh token reuse detected; all sessions of this login were revoked", controlplane.ErrUnauthenticated)
 
-var errBadLogin = fmt.Errorf("%w: invalid username or password", controlplane.ErrUnauthenticated)
+// errBadLogin is the one answer to a refused password: it does not say
+// whether the username exists, the password was wrong or the account is
+// locked.
+var errBadLogin = fmt.Errorf("%w: invalid username or password, or the account is temporarily locked", controlplane.ErrUnauthenticated)
 
 // New builds a Service. cfg.SigningKey is required.
 func New(store controlplane.Store, cfg Config, log *slog.Logger) (*Service, error) {
@@ -120,8 +125,20 @@ func New(store controlplane.Store, cfg Config, log *slog.Logger) (*Service, erro
 	if cfg.Policy == (PasswordPolicy{}) {
 		cfg.Policy = def.Policy
 	}
-	if cfg.Lockout == (LockoutPolicy{}) {
-		cfg.Lockout = def.Lockout
+	if cfg.Lockout.MaxFailures == 0 {
+		cfg.Lockout.MaxFailures = def.Lockout.MaxFailures
+	}
+	if cfg.Lockout.Duration == 0 {
+		cfg.Lockout.Duration = def.Lockout.Duration
+	}
+	if cfg.Lockout.MaxDuration == 0 {
+		cfg.Lockout.MaxDuration = def.Lockout.MaxDuration
+	}
+	if cfg.Lockout.IPFreeFailures == 0 {
+		cfg.Lockout.IPFreeFailures = def.Lockout.IPFreeFailures
+	}
+	if cfg.Lockout.IPMaxBackoff == 0 {
+		cfg.Lockout.IPMaxBackoff = def.Lockout.IPMaxBackoff
 	}
 	if cfg.LoginLimit == 0 {
 		cfg.LoginLimit = def.LoginLimit
@@ -149,6 +166,8 @@ func New(store controlplane.Store, cfg Config, log *slog.Logger) (*Service, erro
 	return &Service{
 		store: store, cfg: cfg, tokens: ti, log: log, dummyHash: dummy,
 		limiter: NewRateLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.Now),
+		ipFails: newIPBackoff(cfg.Lockout.IPFreeFailures, cfg.Lockout.IPMaxBackoff, cfg.Now),
+		trusted: newTrustedIPs(30*24*time.Hour, cfg.Now),
 		keys:    newKeyCache(cfg.APIKeyCacheTTL, cfg.Now),
 	}, nil
 }
@@ -167,31 +186,42 @@ func (s *Service) NewPasswordHash(password, username string) (string, error) {
 	return HashPassword(password, s.cfg.Argon2)
 }
 
-// Login verifies a username and password from ip. Errors: ErrRateLimited,
-// ErrLocked, ErrUnauthenticated (same message for unknown user and wrong
-// password), ErrForbidden (pending or disabled account).
+// Login verifies a username and password from ip. Errors: ErrRateLimited
+// (too many attempts or failures from ip), ErrUnauthenticated (one message
+// for unknown user, wrong password and locked account), ErrForbidden
+// (pending or disabled account, told only to who knows the password).
 func (s *Service) Login(ctx context.Context, username, password, ip string) (*Session, error) {
 	if ok, retry := s.limiter.Allow(ip); !ok {
+		return nil, &RateLimitError{RetryAfter: retry}
+	}
+	if retry := s.ipFails.wait(ip); retry > 0 {
 		return nil, &RateLimitError{RetryAfter: retry}
 	}
 	u, err := s.store.GetUserByName(ctx, username)
 	if errors.Is(err, controlplane.ErrNotFound) {
 		_, _ = VerifyPassword(s.dummyHash, password)
+		s.ipFails.fail(ip)
 		return nil, errBadLogin
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load user: %w", err)
 	}
 	now := s.cfg.Now()
-	if u.LockedUntil != nil && now.Before(*u.LockedUntil) {
-		return nil, fmt.Errorf("%w until %s", controlplane.ErrLocked, u.LockedUntil.UTC().Format(time.RFC3339))
-	}
+	// The password is checked even when locked, so a lock costs the same
+	// time as a wrong password and tells nothing.
 	ok, err := VerifyPassword(u.PasswordHash, password)
 	if err != nil {
 		return nil, fmt.Errorf("verify password of %s: %w", u.Username, err)
 	}
 	if !ok {
-		return nil, s.recordFailure(ctx, u, now)
+		s.ipFails.fail(ip)
+		if _, err := s.store.RecordLoginFailure(ctx, u.ID, s.cfg.Lockout.MaxFailures, s.cfg.Lockout.lockFor); err != nil {
+			return nil, fmt.Errorf("record failed login: %w", err)
+		}
+		return nil, errBadLogin
+	}
+	if u.LockedUntil != nil && now.Before(*u.LockedUntil) && !s.trusted.has(u.ID, ip) {
+		return nil, errBadLogin
 	}
 	switch u.Status {
 	case controlplane.UserActive:
@@ -200,37 +230,27 @@ func (s *Service) Login(ctx context.Context, username, password, ip string) (*Se
 	default:
 		return nil, fmt.Errorf("%w: account is disabled", controlplane.ErrForbidden)
 	}
-	if u.FailedLogins != 0 || u.LockedUntil != nil {
-		zero := 0
-		var none *time.Time
-		if u, err = s.store.UpdateUser(ctx, u.ID, controlplane.UserUpdate{FailedLogins: &zero, LockedUntil: &none}); err != nil {
+	s.ipFails.reset(ip)
+	s.trusted.add(u.ID, ip)
+	if u.FailedLogins != 0 || u.LockedUntil != nil || u.Lockouts != 0 {
+		if u, err = s.Unlock(ctx, u.ID); err != nil {
 			return nil, fmt.Errorf("reset failed logins: %w", err)
 		}
 	}
 	return s.startSession(ctx, u, "")
 }
 
-// recordFailure counts a failed password and locks the account when the
-// policy trips; it returns the error Login reports.
-func (s *Service) recordFailure(ctx context.Context, u *controlplane.User, now time.Time) error {
-	n := u.FailedLogins + 1
-	upd := controlplane.UserUpdate{FailedLogins: &n}
-	locked := n >= s.cfg.Lockout.MaxFailures
-	if locked {
-		until := now.Add(s.cfg.Lockout.Duration)
-		p := &until
-		upd.LockedUntil = &p
-		zero := 0
-		upd.FailedLogins = &zero
-	}
-	if _, err := s.store.UpdateUser(ctx, u.ID, upd); err != nil {
-		return fmt.Errorf("record failed login: %w", err)
-	}
-	if locked {
-		return fmt.Errorf("%w after %d failed logins; try again in %s", controlplane.ErrLocked,
-			s.cfg.Lockout.MaxFailures, s.cfg.Lockout.Duration)
-	}
-	return errBadLogin
+// Unlock clears a user's failed-login count, lock and lockout history.
+func (s *Service) Unlock(ctx context.Context, userID int64) (*controlplane.User, error) {
+	return Unlock(ctx, s.store, userID)
+}
+
+// Unlock clears a user's failed-login count, lock and lockout history in
+// store (the CLI on the server machine calls it without a Service).
+func Unlock(ctx context.Context, store controlplane.Store, userID int64) (*controlplane.User, error) {
+	zero := 0
+	var none *time.Time
+	return store.UpdateUser(ctx, userID, controlplane.UserUpdate{FailedLogins: &zero, LockedUntil: &none, Lockouts: &zero})
 }
 
 // startSession issues an access token and a refresh token; family "" starts a new chain.

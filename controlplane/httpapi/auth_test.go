@@ -1,10 +1,14 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane"
@@ -73,35 +77,124 @@ func TestRefreshRotationAndReuse(t *testing.T) {
 	require.Equal(t, 4, reuse)
 }
 
+const badLoginMessage = "unauthenticated: invalid username or password, or the account is temporarily locked"
+
+// TestLockout: failures from many addresses lock the account with the same
+// answer as a wrong password; each lockout lasts twice as long as the one
+// before; an administrator lifts it at once.
 func TestLockout(t *testing.T) {
 	e := newEnv(t)
-	bad := map[string]string{"username": "user1", "password": "wrong-Password-1"}
-	for i := 1; i < auth.DefaultLockout.MaxFailures; i++ {
-		st, er := e.apiErr(http.MethodPost, "/api/v1/auth/login", "", bad)
-		require.Equal(t, http.StatusUnauthorized, st)
-		require.Equal(t, "unauthenticated: invalid username or password", er.Message)
+	ctx := context.Background()
+	u := e.createUser("locky", controlplane.RoleUser)
+	max := auth.DefaultLockout.MaxFailures
+	seq := 0
+	fail := func() error { // each failure from a new address: no per-address backoff
+		seq++
+		_, err := e.auth.Login(ctx, "locky", "wrong-Password-1", fmt.Sprintf("10.1.%d.%d", seq/200, seq%200))
+		return err
 	}
-	st, er := e.apiErr(http.MethodPost, "/api/v1/auth/login", "", bad)
-	require.Equal(t, http.StatusLocked, st)
-	require.Equal(t, "locked", er.Code)
-	// Even the right password is refused while locked.
-	good := map[string]string{"username": "user1", "password": testPassword}
-	st, _ = e.apiErr(http.MethodPost, "/api/v1/auth/login", "", good)
-	require.Equal(t, http.StatusLocked, st)
-	e.clock.Advance(auth.DefaultLockout.Duration)
-	require.Equal(t, http.StatusOK, e.call(http.MethodPost, "/api/v1/auth/login", "", good, nil))
-	// Unknown users get the same answer as wrong passwords (no enumeration).
-	_, er = e.apiErr(http.MethodPost, "/api/v1/auth/login", "", map[string]string{"username": "nobody", "password": "x"})
-	require.Equal(t, "unauthenticated: invalid username or password", er.Message)
+	good := func(ip string) error { _, err := e.auth.Login(ctx, "locky", testPassword, ip); return err }
 
-	failed := 0
-	for _, a := range e.audit("module=auth&actor=user1") {
-		if a.Action == "auth.login" && a.Result != "ok" {
-			failed++
+	// Concurrent failures are all counted.
+	var wg sync.WaitGroup
+	for range max - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); assert.ErrorIs(t, fail(), controlplane.ErrUnauthenticated) }()
+	}
+	wg.Wait()
+	got, err := e.store.GetUser(ctx, u.ID)
+	require.NoError(t, err)
+	require.Equal(t, max-1, got.FailedLogins, "no failed login may be lost")
+
+	// The next failure locks; the answer is the same as for a wrong password.
+	err = fail()
+	require.EqualError(t, err, badLoginMessage)
+	require.EqualError(t, good("10.2.0.1"), badLoginMessage, "even the right password is refused while locked")
+	_, er := e.apiErr(http.MethodPost, "/api/v1/auth/login", "", map[string]string{"username": "nobody", "password": "x"})
+	require.Equal(t, badLoginMessage, er.Message, "unknown users get the same answer")
+	st, er := e.apiErr(http.MethodPost, "/api/v1/auth/login", "", map[string]string{"username": "locky", "password": testPassword})
+	require.Equal(t, http.StatusUnauthorized, st)
+	require.Equal(t, badLoginMessage, er.Message)
+
+	// First lockout: Duration. The next, without a good login between
+	// them, twice as long.
+	e.clock.Advance(auth.DefaultLockout.Duration)
+	for range max {
+		require.Error(t, fail())
+	}
+	e.clock.Advance(auth.DefaultLockout.Duration)
+	require.Error(t, good("10.2.0.3"), "the second lockout lasts longer")
+	e.clock.Advance(auth.DefaultLockout.Duration)
+	require.NoError(t, good("10.2.0.4"))
+
+	// An administrator lifts a lock at once.
+	for range max {
+		require.Error(t, fail())
+	}
+	require.Error(t, good("10.2.0.5"))
+	var uj UserJSON
+	admin, _, err := e.auth.Tokens().Issue(e.users[controlplane.RoleAdmin]) // the clock moved past the login token
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, e.call(http.MethodPost, fmt.Sprintf("/api/v1/users/%d/unlock", u.ID), admin, nil, &uj))
+	require.Nil(t, uj.LockedUntil)
+	require.NoError(t, good("10.2.0.6"))
+	unlocks := 0
+	for _, a := range e.audit("module=api") {
+		if a.Action == "user.unlock" && a.Target == fmt.Sprintf("user/%d", u.ID) {
+			unlocks++
 		}
 	}
-	require.Equal(t, auth.DefaultLockout.MaxFailures+1, failed)
+	require.Equal(t, 1, unlocks, "the unlock is audited")
 }
+
+// TestLockoutSparesKnownAddresses: locking an account from elsewhere does
+// not lock out its owner at an address they logged in from recently.
+func TestLockoutSparesKnownAddresses(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := e.auth.Login(ctx, "admin1", testPassword, "192.0.2.10")
+	require.NoError(t, err)
+	for i := range auth.DefaultLockout.MaxFailures {
+		_, err := e.auth.Login(ctx, "admin1", "guess-Password-1", fmt.Sprintf("198.51.100.%d", i))
+		require.EqualError(t, err, badLoginMessage)
+	}
+	_, err = e.auth.Login(ctx, "admin1", testPassword, "203.0.113.7")
+	require.EqualError(t, err, badLoginMessage, "locked for a new address")
+	_, err = e.auth.Login(ctx, "admin1", testPassword, "192.0.2.10")
+	require.NoError(t, err, "the owner's recent address still gets in")
+}
+
+// TestLoginBackoffPerAddress: one address that keeps failing waits longer
+// and longer (429 with Retry-After) long before any account locks, and
+// other addresses are not slowed.
+func TestLoginBackoffPerAddress(t *testing.T) {
+	e := newEnv(t)
+	bad := map[string]string{"username": "user1", "password": "wrong-Password-1"}
+	for range auth.DefaultLockout.IPFreeFailures {
+		st, _ := e.apiErr(http.MethodPost, "/api/v1/auth/login", "", bad)
+		require.Equal(t, http.StatusUnauthorized, st)
+	}
+	st, _ := e.apiErr(http.MethodPost, "/api/v1/auth/login", "", bad)
+	require.Equal(t, http.StatusUnauthorized, st, "the failure past the free ones starts the backoff")
+	res := e.raw(http.MethodPost, "/api/v1/auth/login", "", bad)
+	res.Body.Close()
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+	require.Equal(t, "1", res.Header.Get("Retry-After"))
+	e.clock.Advance(time.Second)
+	st, _ = e.apiErr(http.MethodPost, "/api/v1/auth/login", "", bad)
+	require.Equal(t, http.StatusUnauthorized, st)
+	res = e.raw(http.MethodPost, "/api/v1/auth/login", "", bad)
+	res.Body.Close()
+	require.Equal(t, http.StatusTooManyRequests, res.StatusCode)
+	require.Equal(t, "2", res.Header.Get("Retry-After"), "the wait doubles")
+	// Another address is not slowed, and the account is not locked.
+	_, err := e.auth.Login(context.Background(), "user1", testPassword, "10.9.9.9")
+	require.NoError(t, err)
+	u, err := e.store.GetUser(context.Background(), e.users[controlplane.RoleUser].ID)
+	require.NoError(t, err)
+	require.Nil(t, u.LockedUntil)
+}
+
 
 func TestLoginRateLimit(t *testing.T) {
 	e := newEnv(t, func(c *auth.Config, _ *Options) { c.LoginLimit = 20 })

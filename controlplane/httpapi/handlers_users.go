@@ -60,6 +60,9 @@ func (a *API) registerUsers() {
 		Summary: "Delete a user", Tags: tags, DefaultStatus: http.StatusNoContent}, Perm(auth.ResUsers, auth.ActDelete), a.deleteUser)
 	Register(a, huma.Operation{OperationID: "approve-user", Metadata: Audited("user.approve"), Method: http.MethodPost, Path: Prefix + "/users/{id}/approve",
 		Summary: "Approve a self-registered user", Tags: tags}, Perm(auth.ResUsers, auth.ActWrite), a.approveUser)
+	Register(a, huma.Operation{OperationID: "unlock-user", Metadata: Audited("user.unlock"), Method: http.MethodPost, Path: Prefix + "/users/{id}/unlock",
+		Summary: "Lift a login lockout", Description: "Clears the user's failed-login count, lock and lockout history.",
+		Tags: tags}, Perm(auth.ResUsers, auth.ActWrite), a.unlockUser)
 }
 
 func (a *API) listUsers(ctx context.Context, in *listUsersIn) (*Body[*List[UserJSON]], error) {
@@ -137,6 +140,15 @@ func (a *API) deleteUser(ctx context.Context, in *idIn) (*struct{}, error) {
 	}
 	a.auth.ForgetOwner(in.ID)
 	return &struct{}{}, nil
+}
+
+func (a *API) unlockUser(ctx context.Context, in *idIn) (*Body[UserJSON], error) {
+	SetAudit(ctx, "user.unlock", userTarget(in.ID))
+	u, err := a.auth.Unlock(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Body[UserJSON]{Body: userJSON(u)}, nil
 }
 
 func (a *API) approveUser(ctx context.Context, in *idIn) (*Body[UserJSON], error) {

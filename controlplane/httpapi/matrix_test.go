@@ -67,6 +67,9 @@ var matrix = map[string]matrixCase{
 	"POST /api/v1/users/{id}/approve": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
 		return fmt.Sprintf("/api/v1/users/%d/approve", e.createUser(e.unique("ap"), "user").ID), nil
 	}},
+	"POST /api/v1/users/{id}/unlock": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return fmt.Sprintf("/api/v1/users/%d/unlock", e.createUser(e.unique("lk"), "user").ID), nil
+	}},
 	"GET /api/v1/settings/registration": {allowed: adminOnly, req: fixed("/api/v1/settings/registration", nil)},
 	"PUT /api/v1/settings/registration": {allowed: adminOnly, req: fixed("/api/v1/settings/registration", map[string]bool{"enabled": true})},
 	"GET /api/v1/apikeys":               {allowed: operatorUp, req: fixed("/api/v1/apikeys", nil)},

@@ -49,13 +49,14 @@ type UserJSON struct {
 	Role        controlplane.Role       `json:"role" enum:"admin,operator,user,viewer,agent"`
 	Status      controlplane.UserStatus `json:"status" enum:"active,pending,disabled"`
 	Tenant      string                  `json:"tenant"`
+	LockedUntil *time.Time              `json:"locked_until,omitempty" doc:"Set while a login lockout is in force"`
 	CreatedAt   time.Time               `json:"created_at"`
 	UpdatedAt   time.Time               `json:"updated_at"`
 }
 
 func userJSON(u *controlplane.User) UserJSON {
 	return UserJSON{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email, Role: u.Role,
-		Status: u.Status, Tenant: u.Tenant, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+		Status: u.Status, Tenant: u.Tenant, LockedUntil: u.LockedUntil, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
 
 // TaskSpecJSON is what a client submits.

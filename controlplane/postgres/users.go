@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,12 +13,12 @@ import (
 )
 
 const userCols = `id, username, display_name, email, role, status, tenant, password_hash,
-	failed_logins, locked_until, created_at, updated_at`
+	failed_logins, locked_until, created_at, updated_at, lockouts`
 
 func scanUser(row pgx.Row) (*controlplane.User, error) {
 	var u controlplane.User
 	if err := row.Scan(&u.ID, &u.Username, &u.DisplayName, &u.Email, &u.Role, &u.Status, &u.Tenant,
-		&u.PasswordHash, &u.FailedLogins, &u.LockedUntil, &u.CreatedAt, &u.UpdatedAt); err != nil {
+		&u.PasswordHash, &u.FailedLogins, &u.LockedUntil, &u.CreatedAt, &u.UpdatedAt, &u.Lockouts); err != nil {
 		return nil, mapErr(err)
 	}
 	u.LockedUntil = utcPtr(u.LockedUntil)
@@ -129,6 +130,9 @@ func (db *DB) UpdateUser(ctx context.Context, id int64, upd controlplane.UserUpd
 	if upd.LockedUntil != nil {
 		set("locked_until", storeutil.TruncPtr(*upd.LockedUntil))
 	}
+	if upd.Lockouts != nil {
+		set("lockouts", *upd.Lockouts)
+	}
 	q := `UPDATE users SET ` + strings.Join(sets, ", ") + ` WHERE id = ` + a.add(id) + ` RETURNING ` + userCols
 	u, err := scanUser(db.pool.QueryRow(ctx, q, a...))
 	if err != nil {
@@ -154,4 +158,33 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count users: %w", mapErr(err))
 	}
 	return n, nil
+}
+
+// RecordLoginFailure counts a failed login in one transaction: the
+// increment is done by SQL (failed_logins + 1) on the row it locks, so
+// concurrent failures are all counted.
+func (db *DB) RecordLoginFailure(ctx context.Context, id int64, maxFailures int, lockFor func(lockouts int) time.Duration) (*controlplane.User, error) {
+	now := db.now()
+	var u *controlplane.User
+	err := db.tx(ctx, func(tx pgx.Tx) error {
+		var failed, lockouts int
+		if err := tx.QueryRow(ctx, `UPDATE users SET failed_logins = failed_logins + 1, updated_at = $1
+			WHERE id = $2 RETURNING failed_logins, lockouts`, now, id).Scan(&failed, &lockouts); err != nil {
+			return mapErr(err)
+		}
+		if failed >= maxFailures {
+			until := storeutil.Trunc(now.Add(lockFor(lockouts)))
+			if _, err := tx.Exec(ctx, `UPDATE users SET failed_logins = 0, lockouts = lockouts + 1,
+				locked_until = $1 WHERE id = $2`, until, id); err != nil {
+				return mapErr(err)
+			}
+		}
+		var err error
+		u, err = scanUser(tx.QueryRow(ctx, `SELECT `+userCols+` FROM users WHERE id = $1`, id))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record failed login of user %d: %w", id, err)
+	}
+	return u, nil
 }

@@ -111,7 +111,7 @@ func Defaults() Config {
 			AccessTTL:       Duration(15 * time.Minute),
 			RefreshTTL:      Duration(7 * 24 * time.Hour),
 			LoginPerMinute:  10,
-			LockoutFailures: 5,
+			LockoutFailures: 10,
 			LockoutDuration: Duration(15 * time.Minute),
 			APIKeyCacheTTL:  Duration(30 * time.Second),
 		},

@@ -5,20 +5,21 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 const userCols = `id, username, display_name, email, role, status, tenant, password_hash,
-	failed_logins, locked_until, created_at, updated_at`
+	failed_logins, locked_until, created_at, updated_at, lockouts`
 
 func scanUser(row interface{ Scan(...any) error }) (*controlplane.User, error) {
 	var u controlplane.User
 	var locked sql.NullInt64
 	var created, updated int64
 	if err := row.Scan(&u.ID, &u.Username, &u.DisplayName, &u.Email, &u.Role, &u.Status, &u.Tenant,
-		&u.PasswordHash, &u.FailedLogins, &locked, &created, &updated); err != nil {
+		&u.PasswordHash, &u.FailedLogins, &locked, &created, &updated, &u.Lockouts); err != nil {
 		return nil, mapErr(err)
 	}
 	u.LockedUntil = fromNullTS(locked)
@@ -132,6 +133,9 @@ func (db *DB) UpdateUser(ctx context.Context, id int64, upd controlplane.UserUpd
 	if upd.LockedUntil != nil {
 		add("locked_until", tsPtr(*upd.LockedUntil))
 	}
+	if upd.Lockouts != nil {
+		add("lockouts", *upd.Lockouts)
+	}
 	args = append(args, id)
 	var u *controlplane.User
 	err := db.write(ctx, func(tx *sql.Tx) error {
@@ -165,4 +169,33 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count users: %w", mapErr(err))
 	}
 	return n, nil
+}
+
+// RecordLoginFailure counts a failed login in one write transaction: the
+// increment is done by SQL (failed_logins + 1), never by writing back a
+// count read earlier, so concurrent failures are all counted.
+func (db *DB) RecordLoginFailure(ctx context.Context, id int64, maxFailures int, lockFor func(lockouts int) time.Duration) (*controlplane.User, error) {
+	now := db.now()
+	var u *controlplane.User
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		var failed, lockouts int
+		if err := tx.QueryRowContext(ctx, `UPDATE users SET failed_logins = failed_logins + 1, updated_at = ?
+			WHERE id = ? RETURNING failed_logins, lockouts`, ts(now), id).Scan(&failed, &lockouts); err != nil {
+			return mapErr(err)
+		}
+		if failed >= maxFailures {
+			until := storeutil.Trunc(now.Add(lockFor(lockouts)))
+			if _, err := tx.ExecContext(ctx, `UPDATE users SET failed_logins = 0, lockouts = lockouts + 1,
+				locked_until = ? WHERE id = ?`, ts(until), id); err != nil {
+				return mapErr(err)
+			}
+		}
+		var err error
+		u, err = scanUser(tx.QueryRowContext(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record failed login of user %d: %w", id, err)
+	}
+	return u, nil
 }

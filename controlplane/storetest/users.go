@@ -1,15 +1,64 @@
 package storetest
 
 import (
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 )
 
 func testUsers(t *testing.T, open Opener) {
+	t.Run("LoginFailuresAtomic", func(t *testing.T) {
+		s := open(t)
+		u := mkUser(t, s, "target", controlplane.RoleAdmin)
+		// Nine concurrent failures are nine, not one: the count is kept by
+		// the store, never read, incremented and written back.
+		var wg sync.WaitGroup
+		for range 9 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := s.RecordLoginFailure(ctx(t), u.ID, 100, func(int) time.Duration { return time.Hour })
+				assert.NoError(t, err)
+			}()
+		}
+		wg.Wait()
+		got, err := s.GetUser(ctx(t), u.ID)
+		require.NoError(t, err)
+		require.Equal(t, 9, got.FailedLogins)
+		require.Nil(t, got.LockedUntil)
+
+		// The failure that reaches the limit locks, restarts the count and
+		// records the lockout; the next lockout is given the history.
+		var seen []int
+		lockFor := func(prev int) time.Duration { seen = append(seen, prev); return time.Duration(prev+1) * time.Hour }
+		got, err = s.RecordLoginFailure(ctx(t), u.ID, 10, lockFor)
+		require.NoError(t, err)
+		require.Zero(t, got.FailedLogins)
+		require.Equal(t, 1, got.Lockouts)
+		require.NotNil(t, got.LockedUntil)
+		require.Equal(t, got.UpdatedAt.Add(time.Hour), *got.LockedUntil, "locked for lockFor(0) from now")
+		for range 2 {
+			got, err = s.RecordLoginFailure(ctx(t), u.ID, 2, lockFor)
+			require.NoError(t, err)
+		}
+		require.Equal(t, 2, got.Lockouts)
+		require.Equal(t, []int{0, 1}, seen)
+		require.Equal(t, got.UpdatedAt.Add(2*time.Hour), *got.LockedUntil, "locked for lockFor(1) from now")
+
+		zero := 0
+		var none *time.Time
+		got, err = s.UpdateUser(ctx(t), u.ID, controlplane.UserUpdate{FailedLogins: &zero, LockedUntil: &none, Lockouts: &zero})
+		require.NoError(t, err)
+		require.Zero(t, got.Lockouts)
+		require.Nil(t, got.LockedUntil)
+		_, err = s.RecordLoginFailure(ctx(t), 999999, 10, lockFor)
+		require.ErrorIs(t, err, controlplane.ErrNotFound)
+	})
 	t.Run("CreateGet", func(t *testing.T) {
 		s := open(t)
 		u := &controlplane.User{Username: "alice", DisplayName: "爱丽丝", Email: "a@example.com",

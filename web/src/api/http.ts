@@ -6,13 +6,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly requestId?: string;
+  /** retryAfter is the Retry-After header in seconds (429, 503), if any. */
+  readonly retryAfter?: number;
 
-  constructor(status: number, code: string, message: string, requestId?: string) {
+  constructor(status: number, code: string, message: string, requestId?: string, retryAfter?: number) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.requestId = requestId;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -54,7 +57,8 @@ async function errorFrom(res: Response): Promise<ApiError> {
   } catch {
     // Not JSON (e.g. a proxy error page): keep the status text.
   }
-  return new ApiError(res.status, code, message, requestId);
+  const retry = Number(res.headers.get('Retry-After'));
+  return new ApiError(res.status, code, message, requestId, Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
 /** send performs one request; it never retries. */

@@ -1,5 +1,7 @@
-// Login page: username + password against POST /api/v1/auth/login. Errors
-// (wrong password, lockout, rate limit) are shown with the server's message.
+// Login page: username + password against POST /api/v1/auth/login. Refused
+// logins (one answer for wrong password, unknown user and lockout), rate
+// limits and an unavailable store are shown in the console's language by
+// their stable error code; anything else with the server's message.
 import { useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
 import { Alert, Button, Card, Form, Input, Select, Space, Typography } from 'antd';
@@ -8,7 +10,8 @@ import { useTranslation } from 'react-i18next';
 import { login } from '../api/session';
 import { useAuth } from '../auth/AuthContext';
 import { errorText } from '../components/notify';
-import { LANGS, setLang, type Lang } from '../i18n';
+import { ApiError } from '../api/http';
+import i18nInstance, { LANGS, setLang, type Lang } from '../i18n';
 import { HOME } from '../layout/nav';
 
 interface Values {
@@ -34,7 +37,7 @@ export default function LoginPage() {
       await login(v.username, v.password);
       navigate(from, { replace: true });
     } catch (err) {
-      setError(errorText(err));
+      setError(loginErrorText(err));
     } finally {
       setBusy(false);
     }
@@ -73,4 +76,20 @@ export default function LoginPage() {
       </Card>
     </div>
   );
+}
+
+/** loginErrorText translates the login answers a user meets by error code. */
+function loginErrorText(err: unknown): string {
+  const t = i18nInstance.t.bind(i18nInstance);
+  if (err instanceof ApiError) {
+    switch (err.code) {
+      case 'unauthenticated':
+        return t('login.badCredentials');
+      case 'too_many_requests':
+        return t('login.tooMany', { seconds: err.retryAfter ?? 1 });
+      case 'unavailable':
+        return t('login.unavailable');
+    }
+  }
+  return errorText(err);
 }

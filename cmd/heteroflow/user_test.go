@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/storeopen"
+)
+
+// TestUserUnlock: the operator on the server machine lifts a lockout
+// directly in the store, with no administrator session.
+func TestUserUnlock(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	store, err := storeopen.Open(ctx, "", dir, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	until := time.Now().Add(time.Hour)
+	u := &controlplane.User{Username: "admin", Role: controlplane.RoleAdmin, Status: controlplane.UserActive,
+		PasswordHash: "x", FailedLogins: 3, LockedUntil: &until}
+	require.NoError(t, store.CreateUser(ctx, u))
+	require.NoError(t, store.Close())
+
+	var out bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetArgs([]string{"user", "unlock", "admin", "--data-dir", dir})
+	require.NoError(t, rootCmd.Execute())
+	require.Contains(t, out.String(), "unlocked admin")
+
+	store, err = storeopen.Open(ctx, "", dir, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	defer store.Close()
+	got, err := store.GetUser(ctx, u.ID)
+	require.NoError(t, err)
+	require.Nil(t, got.LockedUntil)
+	require.Zero(t, got.FailedLogins)
+
+	rootCmd.SetArgs([]string{"user", "unlock", "nobody", "--data-dir", dir})
+	require.Error(t, rootCmd.Execute(), "an unknown user is an error")
+}
