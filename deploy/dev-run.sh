@@ -47,7 +47,7 @@ node() { # name profile-json
       -d "{\"description\":\"make run: $name\"}" "$API/api/v1/bootstrap-tokens" | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')"
   fi
   PATH="$dir/bin:$PATH" HETEROFLOW_FAKESMI_STATE="$dir/state.json" \
-    "$BIN" agent --server "$API" --token "$token" --data-dir "$dir/agent" --label "sim=$name" >>"$dir/agent.log" 2>&1 &
+    "$BIN" agent --server "$API" --token "$token" --data-dir "$dir/agent" --name "$name" --label "sim=$name" >>"$dir/agent.log" 2>&1 &
   PIDS+=($!)
 }
 node h100 '{"vendor":"nvidia","model":"NVIDIA H100 80GB HBM3","count":8,"memory_mib":81559,"partitions":[{"device":0,"profile":"3g.40gb","id":1},{"device":0,"profile":"3g.40gb","id":2}]}'

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"regexp"
 	"time"
 
 	"github.com/heteroflow/heteroflow/agent/runner"
@@ -23,6 +24,9 @@ type Config struct {
 	// self-signed server without a CA file. Stored with the credentials.
 	ServerFingerprint string
 	DataDir           string // credentials, outbox, state, task logs
+	// Name is the node's name at enrollment (its id is the name plus a
+	// random suffix); empty uses the host name.
+	Name string
 	// Heartbeat is the heartbeat period (default 10 s).
 	Heartbeat time.Duration
 	// PollWait is the assignment long-poll duration (default 30 s).
@@ -79,6 +83,8 @@ func (c Config) Defaults() Config {
 }
 
 // Validate reports every bad field.
+var nodeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
 func (c Config) Validate() error {
 	var errs []error
 	u, err := url.Parse(c.Server)
@@ -87,6 +93,9 @@ func (c Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir is required / 需要数据目录"))
+	}
+	if c.Name != "" && !nodeName.MatchString(c.Name) {
+		errs = append(errs, fmt.Errorf("--name %q must be 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit / 节点名无效", c.Name))
 	}
 	if c.ServerFingerprint != "" {
 		if _, err := parseFingerprint(c.ServerFingerprint); err != nil {

@@ -109,7 +109,10 @@ func (a *Agent) enroll(ctx context.Context) error {
 	if a.cfg.Token == "" {
 		return errors.New("not enrolled yet: pass --token with a bootstrap token / 尚未注册：请用 --token 提供引导令牌")
 	}
-	host, _ := os.Hostname()
+	host := a.cfg.Name
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	req := protocol.EnrollRequest{Token: a.cfg.Token, Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH,
 		Version: a.cfg.Version, Labels: a.cfg.Labels, Inventory: a.inv}
 	tc, err := a.cfg.tlsConfig(a.cfg.ServerFingerprint, nil, nil)

@@ -89,6 +89,7 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 	f.StringVar(&cfg.CAFile, "ca-file", os.Getenv("HETEROFLOW_CA_FILE"), "PEM CA bundle to trust for an https:// server instead of the system roots / 信任的服务器 CA 证书 ($HETEROFLOW_CA_FILE)")
 	f.StringVar(&cfg.ServerFingerprint, "server-fingerprint", os.Getenv("HETEROFLOW_SERVER_FINGERPRINT"),
 		"SHA-256 of a self-signed server certificate to pin (openssl x509 -fingerprint -sha256) / 固定自签名服务器证书的 SHA-256 指纹 ($HETEROFLOW_SERVER_FINGERPRINT)")
+	f.StringVar(&cfg.Name, "name", os.Getenv("HETEROFLOW_NODE_NAME"), "node name at enrollment, default the host name / 节点名(注册时使用，默认主机名) ($HETEROFLOW_NODE_NAME)")
 	f.StringVar(&cfg.DataDir, "data-dir", defaultAgentDir(), "credentials, outbox, task logs / 数据目录")
 	f.DurationVar(&cfg.Heartbeat, "heartbeat", 10*time.Second, "heartbeat period / 心跳周期")
 	f.DurationVar(&cfg.PollWait, "poll-wait", 30*time.Second, "assignment long-poll duration / 长轮询时长")

@@ -27,8 +27,12 @@ refreshed automatically by the other client commands.
 $XDG_CONFIG_HOME/heteroflow/credentials.json(权限 0600)，其他客户端命令会自动刷新。`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if server == "" || username == "" {
-				return fmt.Errorf("--server and --username are required / 需要 --server 和 --username")
+			if username == "" {
+				u, err := readUsername(cmd, fromStdin)
+				if err != nil {
+					return err
+				}
+				username = u
 			}
 			pw, err := readPassword(cmd, fromStdin)
 			if err != nil {
@@ -53,10 +57,35 @@ $XDG_CONFIG_HOME/heteroflow/credentials.json(权限 0600)，其他客户端命�
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&server, "server", "http://localhost:3333", "server URL / 服务器地址")
-	cmd.Flags().StringVar(&username, "username", "", "username / 用户名")
+	cmd.Flags().StringVar(&server, "server", defaultServer(), "server URL ($HETEROFLOW_SERVER) / 服务器地址")
+	cmd.Flags().StringVar(&username, "username", os.Getenv("HETEROFLOW_USERNAME"), "username ($HETEROFLOW_USERNAME; prompted on a terminal) / 用户名")
 	cmd.Flags().BoolVar(&fromStdin, "password-stdin", false, "read the password from stdin / 从标准输入读取密码")
 	rootCmd.AddCommand(cmd)
+}
+
+// defaultServer is $HETEROFLOW_SERVER or the local API's default address.
+func defaultServer() string {
+	if s := os.Getenv("HETEROFLOW_SERVER"); s != "" {
+		return s
+	}
+	return "http://localhost:3333"
+}
+
+// readUsername prompts on a terminal; elsewhere --username is required
+// (stdin may carry the password).
+func readUsername(cmd *cobra.Command, passwordOnStdin bool) (string, error) {
+	if passwordOnStdin || !term.IsTerminal(int(os.Stdin.Fd())) {
+		return "", fmt.Errorf("--username is required when not on a terminal / 非交互模式下需要 --username")
+	}
+	fmt.Fprint(cmd.ErrOrStderr(), "Username / 用户名: ")
+	line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	if u := strings.TrimSpace(line); u != "" {
+		return u, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read username: %w", err)
+	}
+	return "", fmt.Errorf("empty username / 用户名为空")
 }
 
 func readPassword(cmd *cobra.Command, fromStdin bool) (string, error) {

@@ -9,6 +9,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -25,8 +26,36 @@ HeteroFlow 统一纳管、调度、分片、计量与告警各厂商加速卡。
 }
 
 func main() {
+	strictGroups(rootCmd)
 	if err := rootCmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "heteroflow: error:", err)
 		os.Exit(1)
+	}
+}
+
+// strictGroups makes every command that only groups subcommands (task,
+// smi, …) fail on an unknown subcommand, with cobra's suggestions, instead
+// of printing its help and exiting 0: a script with a typo must not
+// "succeed". Without arguments a group still prints its help.
+func strictGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		strictGroups(sub)
+	}
+	if c == rootCmd || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2
+	}
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q / 未知命令", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "\n\nDid you mean this? / 您是否要输入:\n\t" + strings.Join(s, "\n\t")
+		}
+		return fmt.Errorf("%s\nRun '%s --help' for usage. / 运行 '%s --help' 查看用法", msg, cmd.CommandPath(), cmd.CommandPath())
 	}
 }

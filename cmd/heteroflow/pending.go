@@ -67,7 +67,7 @@ func printWhy(out io.Writer, w *whyJSON) {
 		fmt.Fprintln(out, "no failed scheduling attempt recorded / 没有失败的调度记录")
 		return
 	}
-	fmt.Fprintf(out, "last attempt / 上次尝试 %s: %s\n", la.At, la.Summary)
+	fmt.Fprintf(out, "last attempt / 上次尝试 %s: %s\n", fmtTimeString(la.At), la.Summary)
 	if la.Quota != "" {
 		fmt.Fprintf(out, "quota / 配额: %s\n", la.Quota)
 	}
@@ -82,7 +82,7 @@ func printWhy(out io.Writer, w *whyJSON) {
 		fmt.Fprintf(out, "  %-24s %-12s %s\n", n.Node, n.Plugin, n.Reason)
 	}
 	if la.NextAttemptAt != nil {
-		fmt.Fprintf(out, "next attempt / 下次尝试: %s\n", *la.NextAttemptAt)
+		fmt.Fprintf(out, "next attempt / 下次尝试: %s\n", fmtTimeString(*la.NextAttemptAt))
 	}
 	fmt.Fprintf(out, "preemptions / 被抢占次数: %d\n", w.Preemptions)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,11 +76,30 @@ func smiDetectCmd() *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "heteroflow smi detect: %s: %v\n", v, err)
 				}
 			}
+			if len(out) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "heteroflow smi detect: no accelerator CLI found on PATH; looked for / 未在 PATH 中找到加速卡管理工具，已查找: %s\n",
+					strings.Join(toolsLookedFor(), ", "))
+			}
 			return writeJSON(cmd.OutOrStdout(), out)
 		},
 	}
 	c.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "per-vendor time limit / 每个厂商的超时")
 	return c
+}
+
+// toolsLookedFor lists every vendor CLI detect tries, as "tool (vendor)".
+func toolsLookedFor() []string {
+	var out []string
+	for _, v := range inventory.Vendors {
+		spec, err := smi.Lookup(v)
+		if err != nil {
+			continue
+		}
+		for _, t := range spec.Tools {
+			out = append(out, fmt.Sprintf("%s (%s)", t.Name, v))
+		}
+	}
+	return out
 }
 
 func readInput(stdin io.Reader, path string) ([]byte, error) {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -23,7 +25,7 @@ func init() {
 		Short: "Submit, list, inspect and cancel tasks / 提交、查询、取消任务",
 	}
 	cf.register(cmd)
-	cmd.AddCommand(taskSubmitCmd(&cf), taskListCmd(&cf), taskGetCmd(&cf), taskCancelCmd(&cf), taskWhyCmd(&cf))
+	cmd.AddCommand(taskSubmitCmd(&cf), taskListCmd(&cf), taskGetCmd(&cf), taskCancelCmd(&cf), taskWhyCmd(&cf), taskLogsCmd(&cf))
 	rootCmd.AddCommand(cmd)
 }
 
@@ -160,7 +162,7 @@ func printTasks(w io.Writer, ts []httpapi.TaskJSON) {
 	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tDEVICES\tQOS\tCREATED")
 	for _, t := range ts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Name, t.State, t.Owner, t.DeviceCount, t.QoS,
-			t.CreatedAt.Local().Format(time.DateTime))
+			fmtTime(t.CreatedAt))
 	}
 	_ = tw.Flush()
 }
@@ -196,8 +198,78 @@ func taskIDCmd(cf *clientFlags, use, short string,
 	}
 }
 
+// fmtTime is the one way the CLI prints an instant: RFC 3339 in the local
+// time zone, to the second (JSON output keeps the server's UTC values).
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.Local().Format(time.RFC3339)
+}
+
+// fmtTimeString re-formats an RFC 3339 string from the server with fmtTime.
+func fmtTimeString(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	return fmtTime(t)
+}
+
+// sliceView is one device of GET /api/v1/slices with its slices.
+type sliceView struct {
+	Node     string `json:"node"`
+	Hostname string `json:"hostname"`
+	Index    int    `json:"index"`
+	Vendor   string `json:"vendor"`
+	Model    string `json:"model"`
+	Memory   int64  `json:"memory_mib"`
+	Slices   []struct {
+		TaskID         int64  `json:"task_id"`
+		QoS            string `json:"qos"`
+		MemoryMiB      int64  `json:"memory_mib"`
+		ComputePercent int    `json:"compute_percent"`
+		Isolation      string `json:"isolation"`
+		Profile        string `json:"profile"`
+	} `json:"slices"`
+}
+
+// placement describes where a task runs: its live slices from the ledger,
+// or else the "scheduled" event's text (the ledger is released at the end).
+func placement(ctx context.Context, c *client.Client, t *httpapi.TaskJSON) []string {
+	var out []string
+	var sl struct{ Items []sliceView }
+	if err := c.Do(ctx, http.MethodGet, "/api/v1/slices", nil, &sl); err == nil {
+		for _, d := range sl.Items {
+			for _, s := range d.Slices {
+				if s.TaskID != t.ID {
+					continue
+				}
+				line := fmt.Sprintf("%s device #%d %s %s: %d/%d MiB, %d%% compute, %s, %s", d.Node, d.Index, d.Vendor, d.Model,
+					s.MemoryMiB, d.Memory, s.ComputePercent, s.QoS, s.Isolation)
+				if s.Profile != "" {
+					line += " (" + s.Profile + ")"
+				}
+				out = append(out, line)
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	var ev struct{ Items []httpapi.TaskEventJSON }
+	if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/events", t.ID), nil, &ev); err == nil {
+		for i := len(ev.Items) - 1; i >= 0; i-- {
+			if ev.Items[i].To == controlplane.TaskScheduled && ev.Items[i].Reason != "" {
+				return []string{ev.Items[i].Reason}
+			}
+		}
+	}
+	return nil
+}
+
 func taskGetCmd(cf *clientFlags) *cobra.Command {
-	return taskIDCmd(cf, "get ID", "Show a task / 查看任务", func(cmd *cobra.Command, c *client.Client, id int64) error {
+	return taskIDCmd(cf, "get ID", "Show a task: state, node, placement, times / 查看任务：状态、节点、放置、时间", func(cmd *cobra.Command, c *client.Client, id int64) error {
 		t, err := c.GetTask(cmd.Context(), id)
 		if err != nil {
 			return err
@@ -205,12 +277,74 @@ func taskGetCmd(cf *clientFlags) *cobra.Command {
 		if cf.json {
 			return printJSON(cmd.OutOrStdout(), t)
 		}
-		printTasks(cmd.OutOrStdout(), []httpapi.TaskJSON{*t})
-		if t.Reason != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "reason / 原因: %s\n", t.Reason)
-		}
+		printTaskDetail(cmd.OutOrStdout(), t, placement(cmd.Context(), c, t))
 		return nil
 	})
+}
+
+func printTaskDetail(out io.Writer, t *httpapi.TaskJSON, place []string) {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	opt := func(v string) string {
+		if v == "" {
+			return "—"
+		}
+		return v
+	}
+	row("id / 编号", strconv.FormatInt(t.ID, 10))
+	row("name / 名称", t.Name)
+	row("state / 状态", string(t.State))
+	row("owner / 所有者", t.Owner)
+	what := strings.Join(quoteArgs(t.Command), " ")
+	if t.Image != "" {
+		what = strings.TrimSpace(t.Image + " " + strings.Join(quoteArgs(t.Args), " "))
+	}
+	row("command / 命令", opt(what))
+	qos := string(t.QoS)
+	row("resources / 资源", fmt.Sprintf("%d device(s), %d MiB, %d%% compute, QoS %s", t.DeviceCount, t.MemoryMiB, t.ComputePercent, opt(qos)))
+	row("node / 节点", opt(t.NodeID))
+	if len(place) == 0 {
+		row("placement / 放置", "—")
+	}
+	for i, p := range place {
+		k := ""
+		if i == 0 {
+			k = "placement / 放置"
+		}
+		row(k, p)
+	}
+	row("attempt / 尝试", strconv.Itoa(t.Attempt))
+	if t.ExitCode != nil {
+		row("exit code / 退出码", strconv.Itoa(*t.ExitCode))
+	}
+	row("reason / 原因", opt(t.Reason))
+	row("created / 创建", fmtTime(t.CreatedAt))
+	if t.StartedAt != nil {
+		row("started / 开始", fmtTime(*t.StartedAt))
+	}
+	if t.FinishedAt != nil {
+		row("finished / 结束", fmtTime(*t.FinishedAt))
+	}
+	_ = tw.Flush()
+}
+
+// quoteArgs shell-quotes each argument that needs it, so a printed command
+// can be pasted back.
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return out
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_@%+=:,./-", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func taskCancelCmd(cf *clientFlags) *cobra.Command {
@@ -225,4 +359,79 @@ func taskCancelCmd(cf *clientFlags) *cobra.Command {
 		fmt.Fprintf(cmd.OutOrStdout(), "task %d %s / 已取消\n", t.ID, t.State)
 		return nil
 	})
+}
+
+// taskLogJSON is GET /api/v1/tasks/{id}/logs.
+type taskLogJSON struct {
+	Attempt int    `json:"attempt"`
+	Offset  int64  `json:"offset"`
+	Next    int64  `json:"next"`
+	Data    string `json:"data"`
+}
+
+func taskLogsCmd(cf *clientFlags) *cobra.Command {
+	var follow bool
+	var stream string
+	var attempt int
+	var interval time.Duration
+	cmd := taskIDCmd(cf, "logs ID [--follow] [--stream stdout|stderr]",
+		"Print a task's output; --follow keeps printing until it ends / 打印任务输出，--follow 持续跟随直到结束",
+		func(cmd *cobra.Command, c *client.Client, id int64) error {
+			if stream != "stdout" && stream != "stderr" {
+				return fmt.Errorf("--stream must be stdout or stderr, not %q / --stream 只能是 stdout 或 stderr", stream)
+			}
+			if interval < 100*time.Millisecond {
+				return fmt.Errorf("--interval must be at least 100ms / --interval 至少 100ms")
+			}
+			return followLogs(cmd.Context(), c, cmd.OutOrStdout(), id, stream, attempt, follow, interval)
+		})
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the task ends / 持续输出直到任务结束")
+	cmd.Flags().StringVar(&stream, "stream", "stdout", "stdout or stderr / 输出流")
+	cmd.Flags().IntVar(&attempt, "attempt", -1, "attempt number (default: the current one) / 第几次尝试(默认当前)")
+	cmd.Flags().DurationVar(&interval, "interval", time.Second, "poll period with --follow / 跟随时的轮询间隔")
+	return cmd
+}
+
+func followLogs(ctx context.Context, c *client.Client, out io.Writer, id int64, stream string, attempt int, follow bool, every time.Duration) error {
+	var offset int64
+	for {
+		// Read everything there is now (the server answers in chunks).
+		for {
+			q := url.Values{"stream": {stream}, "offset": {strconv.FormatInt(offset, 10)}}
+			if attempt >= 0 {
+				q.Set("attempt", strconv.Itoa(attempt))
+			}
+			var l taskLogJSON
+			if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/logs?%s", id, q.Encode()), nil, &l); err != nil {
+				return err
+			}
+			if attempt < 0 {
+				attempt = l.Attempt // stay on one attempt while following
+			}
+			if l.Data == "" {
+				break
+			}
+			if _, err := io.WriteString(out, l.Data); err != nil {
+				return err
+			}
+			offset = l.Next
+		}
+		if !follow {
+			return nil
+		}
+		t, err := c.GetTask(ctx, id)
+		if err != nil {
+			return err
+		}
+		if t.State.Terminal() || t.Attempt != attempt {
+			// One last read: output shipped just before the end.
+			follow = false
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(every):
+		}
+	}
 }

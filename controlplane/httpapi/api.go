@@ -122,9 +122,12 @@ func New(o Options) (*API, error) {
 	a.record(http.MethodGet, cfg.OpenAPIPath+".json", Public)
 
 	a.Handle(http.MethodGet, "/health", Public, http.HandlerFunc(a.health))
-	a.Handle(http.MethodGet, "/metrics", Public, promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
+	// The server's own metrics name routes, users' request rates and
+	// build details: readable with metrics:read only (scrapers use an API
+	// key; server.metrics_addr serves them unauthenticated on a separate listener).
+	a.Handle(http.MethodGet, "/metrics", Perm(auth.ResMetrics, auth.ActRead), promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
 	a.Document(http.MethodGet, "/health", Doc{ID: "health", Summary: "Liveness and store health", Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
-	a.Document(http.MethodGet, "/metrics", Doc{ID: "server-metrics", Summary: "The server's own metrics in the Prometheus text format", Tags: []string{"server"}, ResponseType: "text/plain"})
+	a.Document(http.MethodGet, "/metrics", Doc{ID: "server-metrics", Summary: "The server's own metrics in the Prometheus text format (needs metrics:read)", Tags: []string{"server"}, ResponseType: "text/plain"})
 	a.registerAuth()
 	a.registerUsers()
 	a.registerSettings()

@@ -36,7 +36,7 @@ func fixed(path string, body any) func(*env, controlplane.Role) (string, any) {
 // matrix is the contract of docs/api-contract.md, one entry per route.
 var matrix = map[string]matrixCase{
 	"GET /health":              {public: true, req: fixed("/health", nil)},
-	"GET /metrics":             {public: true, req: fixed("/metrics", nil)},
+	"GET /metrics":             {allowed: []controlplane.Role{"admin", "operator", "user", "viewer"}, req: fixed("/metrics", nil)},
 	"GET /api/v1/openapi.json": {public: true, req: fixed("/api/v1/openapi.json", nil)},
 	"POST /api/v1/auth/login": {public: true, req: func(e *env, _ controlplane.Role) (string, any) {
 		return "/api/v1/auth/login", map[string]string{"username": "viewer1", "password": testPassword}

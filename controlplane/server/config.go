@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,8 +22,17 @@ import (
 
 // Config is the whole configuration of `heteroflow server`.
 type Config struct {
-	APIAddr     string `yaml:"api_addr"`     // REST API, /health, /metrics
+	APIAddr     string `yaml:"api_addr"`     // REST API, /health, /metrics (authenticated)
 	ConsoleAddr string `yaml:"console_addr"` // web console; "" disables it
+	// MetricsAddr is an optional separate listener that serves the
+	// server's own Prometheus metrics at /metrics without authentication,
+	// for a scraper on a private network; "" disables it. On the API
+	// listener /metrics needs a token with metrics:read.
+	MetricsAddr string `yaml:"metrics_addr"`
+	// ExternalURL is the API's address as agents and browsers reach it
+	// (behind a proxy or NAT); the console's enrolment command uses it.
+	// Empty: the address the browser used, with the API listener's port.
+	ExternalURL string `yaml:"external_url"`
 	// DB is a store DSN: empty or sqlite://path for the embedded SQLite in
 	// DataDir, postgres://… for PostgreSQL.
 	DB                string     `yaml:"db"`
@@ -135,6 +145,12 @@ func (c Config) Validate() error {
 	}
 	checkAddr("api_addr", c.APIAddr, false)
 	checkAddr("console_addr", c.ConsoleAddr, true)
+	checkAddr("metrics_addr", c.MetricsAddr, true)
+	if c.ExternalURL != "" {
+		if u, err := url.Parse(c.ExternalURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("external_url %q must be an absolute http:// or https:// URL, e.g. https://hf.example.com:3333", c.ExternalURL)
+		}
+	}
 	if c.DataDir == "" {
 		bad("data_dir must not be empty")
 	}
@@ -256,6 +272,8 @@ func Load(path string, getenv func(string) string) (Config, error) {
 const (
 	EnvAPIAddr           = "HETEROFLOW_API_ADDR"
 	EnvConsoleAddr       = "HETEROFLOW_CONSOLE_ADDR"
+	EnvMetricsAddr       = "HETEROFLOW_METRICS_ADDR"
+	EnvExternalURL       = "HETEROFLOW_EXTERNAL_URL"
 	EnvDB                = "HETEROFLOW_DB"
 	EnvDataDir           = "HETEROFLOW_DATA_DIR"
 	EnvCORSOrigins       = "HETEROFLOW_CORS_ORIGINS" // comma-separated
@@ -273,6 +291,8 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	}
 	set(EnvAPIAddr, &c.APIAddr)
 	set(EnvConsoleAddr, &c.ConsoleAddr)
+	set(EnvMetricsAddr, &c.MetricsAddr)
+	set(EnvExternalURL, &c.ExternalURL)
 	set(EnvDB, &c.DB)
 	set(EnvDataDir, &c.DataDir)
 	set(EnvLogLevel, &c.LogLevel)
@@ -302,6 +322,8 @@ const (
 	FlagDataDir           = "data-dir"
 	FlagAPIAddr           = "api-addr"
 	FlagConsoleAddr       = "console-addr"
+	FlagMetricsAddr       = "metrics-addr"
+	FlagExternalURL       = "external-url"
 	FlagCORSOrigin        = "cors-origin"
 	FlagAllowRegistration = "allow-registration"
 	FlagLogLevel          = "log-level"
@@ -322,6 +344,8 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.String(FlagDataDir, d.DataDir, "data directory / 数据目录")
 	fs.String(FlagAPIAddr, d.APIAddr, "REST API listen address / API 监听地址")
 	fs.String(FlagConsoleAddr, d.ConsoleAddr, "web console listen address, empty disables / 控制台监听地址(空为禁用)")
+	fs.String(FlagMetricsAddr, d.MetricsAddr, "separate listener for the server's own /metrics without authentication (e.g. 127.0.0.1:9464), empty disables / 单独的自身指标监听地址(无需认证)，空为禁用")
+	fs.String(FlagExternalURL, d.ExternalURL, "API URL as agents reach it, used in the console's enrolment command / 代理访问 API 的外部地址")
 	fs.StringArray(FlagCORSOrigin, nil, "allowed CORS origin, repeatable / 允许的跨域来源(可重复)")
 	fs.Bool(FlagAllowRegistration, d.AllowRegistration, "allow self-registration (admin approval still required) / 允许自助注册(仍需管理员审批)")
 	fs.String(FlagLogLevel, d.LogLevel, "log level: debug|info|warn|error / 日志级别")
@@ -346,6 +370,8 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	str(FlagDataDir, &c.DataDir)
 	str(FlagAPIAddr, &c.APIAddr)
 	str(FlagConsoleAddr, &c.ConsoleAddr)
+	str(FlagMetricsAddr, &c.MetricsAddr)
+	str(FlagExternalURL, &c.ExternalURL)
 	str(FlagLogLevel, &c.LogLevel)
 	str(FlagPreemptMode, &c.Scheduling.PreemptMode)
 	str(FlagTLSCert, &c.TLS.Cert)

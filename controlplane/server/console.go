@@ -1,9 +1,12 @@
 package server
 
 import (
+	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
@@ -15,7 +18,10 @@ const ConsoleCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'uns
 	"font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'"
 
 // apiPrefixes are forwarded from the console listener to the API handler.
-var apiPrefixes = []string{"/api/", "/health", "/metrics", "/prometheus/",
+// /metrics is not among them: on the console it is the Metrics explorer
+// page; the server's own metrics are on the API listener (authenticated)
+// or on metrics_addr.
+var apiPrefixes = []string{"/api/", "/health", "/prometheus/",
 	// agent install: the agent binary and the one-command deploy script
 	"/downloads/", "/deploy-agent-all-in-one.sh"}
 
@@ -51,6 +57,9 @@ func ConsoleHandler(api http.Handler, dist fs.FS, built bool) http.Handler {
 		} else {
 			w.Header().Set("Cache-Control", "no-cache")
 		}
+		if servePrecompressed(w, r, dist, p) {
+			return
+		}
 		files.ServeHTTP(w, r)
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -62,6 +71,61 @@ func ConsoleHandler(api http.Handler, dist fs.FS, built bool) http.Handler {
 		}
 		spa.ServeHTTP(w, r)
 	})
+}
+
+// precompressed are the encodings the console build writes beside each
+// asset (web/vite.config.ts), best first.
+var precompressed = []struct{ token, ext string }{{"br", ".br"}, {"gzip", ".gz"}}
+
+// servePrecompressed answers with p's brotli or gzip twin when the client
+// accepts it and the build made one; it reports whether it answered.
+func servePrecompressed(w http.ResponseWriter, r *http.Request, dist fs.FS, p string) bool {
+	ct := mime.TypeByExtension(path.Ext(p))
+	if ct == "" || strings.HasSuffix(p, ".br") || strings.HasSuffix(p, ".gz") {
+		return false
+	}
+	w.Header().Add("Vary", "Accept-Encoding")
+	accepted := acceptedEncodings(r.Header.Get("Accept-Encoding"))
+	for _, enc := range precompressed {
+		if !accepted[enc.token] {
+			continue
+		}
+		f, err := dist.Open(p + enc.ext)
+		if err != nil {
+			continue
+		}
+		st, err := f.Stat()
+		rs, seekable := f.(io.ReadSeeker)
+		if err != nil || !seekable {
+			_ = f.Close()
+			continue
+		}
+		w.Header().Set("Content-Type", ct)
+		w.Header().Set("Content-Encoding", enc.token)
+		http.ServeContent(w, r, p, st.ModTime(), rs)
+		_ = f.Close()
+		return true
+	}
+	return false
+}
+
+// acceptedEncodings parses Accept-Encoding, leaving out codings with q=0.
+func acceptedEncodings(h string) map[string]bool {
+	out := map[string]bool{}
+	for _, part := range strings.Split(h, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		if q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
+			if v, err := strconv.ParseFloat(q, 64); err == nil && v == 0 {
+				continue
+			}
+		}
+		out[name] = true
+	}
+	return out
 }
 
 func serveIndex(w http.ResponseWriter, r *http.Request, dist fs.FS) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
@@ -42,8 +43,11 @@ type Server struct {
 	api        *httpapi.API
 	apiSrv     *http.Server
 	consoleSrv *http.Server
+	metricsSrv *http.Server
 	apiLn      net.Listener
 	consoleLn  net.Listener
+	metricsLn  net.Listener
+	enrollment *EnrollmentJSON
 	ca         *pki.CA     // agent CA when mTLS is on
 	tls        *tls.Config // nil without HTTPS
 }
@@ -115,6 +119,9 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	if err := s.registerEnrollment(); err != nil {
+		return err
+	}
 	return s.openMetrics(reg, o.Version)
 }
 
@@ -171,8 +178,24 @@ func (s *Server) Start() error {
 		s.consoleSrv = newHTTPServer(ConsoleHandler(s.api, web.Dist(), web.Built()), s.log)
 		go s.serve(s.consoleSrv, s.consoleLn, "console")
 	}
-	s.log.Info("heteroflow server listening", "api", s.APIAddr(), "console", s.ConsoleAddr(), "console_built", web.Built(),
-		"https", s.tls != nil, "mtls", s.ca != nil)
+	if s.cfg.MetricsAddr != "" {
+		// Plain HTTP even with TLS on: meant for a scraper on loopback or a
+		// private network, like node exporters.
+		if s.metricsLn, err = net.Listen("tcp", s.cfg.MetricsAddr); err != nil {
+			_ = s.apiLn.Close()
+			if s.consoleLn != nil {
+				_ = s.consoleLn.Close()
+			}
+			return fmt.Errorf("listen metrics %s: %w", s.cfg.MetricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		reg := s.api.Registry()
+		mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+		s.metricsSrv = newHTTPServer(mux, s.log)
+		go s.serve(s.metricsSrv, s.metricsLn, "metrics")
+	}
+	s.log.Info("heteroflow server listening", "api", s.APIAddr(), "console", s.ConsoleAddr(), "metrics", s.MetricsAddr(),
+		"console_built", web.Built(), "https", s.tls != nil, "mtls", s.ca != nil)
 	return nil
 }
 
@@ -216,11 +239,19 @@ func (s *Server) ConsoleAddr() string {
 	return s.consoleLn.Addr().String()
 }
 
+// MetricsAddr is the unauthenticated metrics listener's address, "" when disabled.
+func (s *Server) MetricsAddr() string {
+	if s.metricsLn == nil {
+		return ""
+	}
+	return s.metricsLn.Addr().String()
+}
+
 // Shutdown stops accepting, lets in-flight requests finish, drains the
 // audit queue and closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var errs []error
-	for _, srv := range []*http.Server{s.apiSrv, s.consoleSrv} {
+	for _, srv := range []*http.Server{s.apiSrv, s.consoleSrv, s.metricsSrv} {
 		if srv != nil {
 			if err := srv.Shutdown(ctx); err != nil {
 				errs = append(errs, err)

@@ -1,7 +1,7 @@
 // Routes: /login outside the frame; every other page inside MainLayout behind
-// RequireAuth. Only built pages have routes; menu entries of the others are
-// disabled (see layout/nav.tsx).
-import { lazy, Suspense, type ReactNode } from 'react';
+// RequireAuth. Page routes come from the registrations in layout/nav.tsx:
+// a registered page gets its route here and its menu entry there.
+import { Suspense, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useNavigate } from 'react-router-dom';
 import { Button, Result, Spin } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -9,19 +9,8 @@ import type { Role } from './api/types';
 import { RequireAuth, useAuth } from './auth/AuthContext';
 import { atLeast } from './auth/roles';
 import MainLayout from './layout/MainLayout';
-import { HOME } from './layout/nav';
+import { HOME, NAV } from './layout/nav';
 import LoginPage from './pages/LoginPage';
-import TasksPage from './pages/tasks/TasksPage';
-import UsersPage from './pages/users/UsersPage';
-import AuditPage from './pages/audit/AuditPage';
-import NodesPage from './pages/nodes/NodesPage';
-
-// ECharts is large: the metrics explorer loads it only when opened.
-const MetricsPage = lazy(() => import('./pages/metrics/MetricsPage'));
-const SlicesPage = lazy(() => import('./pages/slices/SlicesPage'));
-const PluginsPage = lazy(() => import('./pages/plugins/PluginsPage'));
-const DashboardPage = lazy(() => import('./pages/dashboard/DashboardPage'));
-const MonitoringPage = lazy(() => import('./pages/nodes/MonitoringPage'));
 
 function RequireRole({ min, children }: { min: Role; children: ReactNode }) {
   const { user } = useAuth();
@@ -57,67 +46,18 @@ export default function App() {
         }
       >
         <Route index element={<Navigate to={HOME} replace />} />
-        <Route
-          path="/dashboard"
-          element={
-            <Suspense fallback={<Spin />}>
-              <DashboardPage />
-            </Suspense>
-          }
-        />
-        <Route path="/nodes" element={<NodesPage />} />
-        <Route
-          path="/monitoring"
-          element={
-            <Suspense fallback={<Spin />}>
-              <MonitoringPage />
-            </Suspense>
-          }
-        />
-        <Route path="/tasks" element={<TasksPage />} />
-        <Route path="/tasks/:id" element={<TasksPage />} />
-        <Route
-          path="/slices"
-          element={
-            <Suspense fallback={<Spin />}>
-              <SlicesPage />
-            </Suspense>
-          }
-        />
-        <Route
-          path="/plugins"
-          element={
-            <RequireRole min="operator">
+        {NAV.flatMap((n) => {
+          const Page = n.page;
+          if (!Page) return [];
+          const element = (
+            <RequireRole min={n.minRole}>
               <Suspense fallback={<Spin />}>
-                <PluginsPage />
+                <Page />
               </Suspense>
             </RequireRole>
-          }
-        />
-        <Route
-          path="/audit"
-          element={
-            <RequireRole min="operator">
-              <AuditPage />
-            </RequireRole>
-          }
-        />
-        <Route
-          path="/users"
-          element={
-            <RequireRole min="admin">
-              <UsersPage />
-            </RequireRole>
-          }
-        />
-        <Route
-          path="/metrics"
-          element={
-            <Suspense fallback={<Spin />}>
-              <MetricsPage />
-            </Suspense>
-          }
-        />
+          );
+          return [n.path, ...(n.subPaths ?? [])].map((p) => <Route key={p} path={p} element={element} />);
+        })}
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -59,7 +59,7 @@ export async function startSimulatedNode(server, opts) {
 
   const agentDir = join(dir, 'agent');
   const args = ['agent', '--server', server.apiURL, '--token', tok.body.token, '--data-dir', agentDir,
-    '--heartbeat', opts.heartbeat ?? '2s', '--label', `sim=${name}`];
+    '--heartbeat', opts.heartbeat ?? '2s', '--name', name.replace(/[^A-Za-z0-9._-]/g, '-'), '--label', `sim=${name}`];
   for (const [k, v] of Object.entries(opts.labels ?? {})) args.push('--label', `${k}=${v}`);
   if (opts.collector === false) args.push('--no-collector');
   const log = [];

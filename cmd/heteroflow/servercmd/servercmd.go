@@ -24,7 +24,7 @@ func New(version string, opts ...app.Option) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Run the control plane: REST API, console, store / 运行控制平面(API、控制台、存储)",
-		Long: `Run the HeteroFlow control plane. The REST API, /health and /metrics listen on --api-addr
+		Long: `Run the HeteroFlow control plane. The REST API, /health and /metrics (authenticated) listen on --api-addr
 (:3333), the web console on --console-addr (:5173). Settings come from defaults, then --config
 (YAML), then HETEROFLOW_* environment variables, then flags. On first start the administrator
 "admin" is created with HETEROFLOW_ADMIN_PASSWORD, or a generated password printed once.

@@ -2,7 +2,7 @@
 // current user and logout, and the routed page in the content area.
 import { useState } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router-dom';
-import { Button, Layout, Menu, Select, Space, Tag, Tooltip, Typography } from 'antd';
+import { Button, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
 import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
@@ -32,21 +32,14 @@ export default function MainLayout() {
     staleTime: Infinity,
     meta: { inlineErrors: true },
   });
-  const available = (n: (typeof NAV)[number]) => n.built && (n.needs !== 'prometheus' || promProbe.isSuccess);
+  // Only registered pages are listed, and the explorer only where the
+  // server's Prometheus-compatible API answers: every entry works.
+  const available = (n: (typeof NAV)[number]) => !!n.page && !n.hidden && (n.needs !== 'prometheus' || promProbe.isSuccess);
 
-  const items: MenuProps['items'] = NAV.filter((n) => atLeast(user?.role, n.minRole)).map((n) => ({
+  const items: MenuProps['items'] = NAV.filter((n) => available(n) && atLeast(user?.role, n.minRole)).map((n) => ({
     key: n.path,
     icon: n.icon,
-    disabled: !available(n),
-    label: available(n) ? (
-      <span data-testid={`nav-${n.key}`}>{t(`nav.${n.key}`)}</span>
-    ) : (
-      <Tooltip title={n.built ? t('metrics.unavailable') : t('nav.comingSoon')} placement="right">
-        <span data-testid={`nav-${n.key}`} aria-disabled="true">
-          {t(`nav.${n.key}`)}
-        </span>
-      </Tooltip>
-    ),
+    label: <span data-testid={`nav-${n.key}`}>{t(`nav.${n.key}`)}</span>,
   }));
   const selected = NAV.find((n) => location.pathname.startsWith(n.path))?.path;
 
@@ -58,7 +51,7 @@ export default function MainLayout() {
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
-      <Sider collapsible collapsed={collapsed} onCollapse={setCollapsed} width={208}>
+      <Sider collapsible collapsed={collapsed} onCollapse={setCollapsed} breakpoint="lg" width={208}>
         <div style={{ color: '#fff', fontWeight: 600, fontSize: 18, padding: '16px 24px', whiteSpace: 'nowrap' }}>
           {collapsed ? 'HF' : t('app.name')}
         </div>
@@ -71,9 +64,11 @@ export default function MainLayout() {
         />
       </Sider>
       <Layout>
-        <Header style={{ background: '#fff', padding: '0 24px', display: 'flex', alignItems: 'center' }}>
-          <Typography.Text type="secondary">{t('app.subtitle')}</Typography.Text>
-          <Space style={{ marginLeft: 'auto' }} size="middle">
+        <Header style={{ background: '#fff', padding: '0 24px', display: 'flex', alignItems: 'center', gap: 16 }}>
+          <Typography.Text type="secondary" ellipsis style={{ minWidth: 0, flex: '1 1 auto' }} data-testid="app-subtitle">
+            {t('app.subtitle')}
+          </Typography.Text>
+          <Space style={{ marginLeft: 'auto', flex: 'none' }} size="middle" wrap={false}>
             <Select<Lang>
               data-testid="lang-switch"
               aria-label={t('common.language')}
@@ -83,8 +78,8 @@ export default function MainLayout() {
               options={LANGS}
               onChange={setLang}
             />
-            <span data-testid="current-user" title={user?.username}>
-              <Space size={4}>
+            <span data-testid="current-user" title={user?.username} style={{ whiteSpace: 'nowrap' }}>
+              <Space size={4} wrap={false}>
                 <UserOutlined />
                 <Typography.Text strong>{user?.display_name || user?.username}</Typography.Text>
                 {user && <Tag>{t(`role.${user.role}`)}</Tag>}

@@ -1,7 +1,10 @@
-// The navigation of the product brief §8 plus the metrics explorer. A page
-// that is not built yet has no element: its menu entry is disabled with a
-// "coming soon" tooltip instead of showing placeholder content.
-import type { ReactNode } from 'react';
+// The navigation of the product brief §8 plus the metrics explorer, and the
+// one place pages are registered: an entry with a page gets its route (see
+// App.tsx) and its menu entry; an entry without one is absent from the menu
+// and has no route. Adding a page is one line here:
+//   page: lazy(() => import('../pages/alerts/AlertsPage')),
+// Every page is loaded lazily, so the bundle is split by route.
+import { lazy, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import {
   AlertOutlined,
   ApiOutlined,
@@ -22,24 +25,29 @@ export interface NavItem {
   key: keyof Messages['nav'];
   path: string;
   icon: ReactNode;
-  built: boolean;
   minRole: Role;
-  /** needs names a server capability probed at runtime; without it the entry stays disabled. */
+  /** page is the routed element; without it the entry is not shown. */
+  page?: LazyExoticComponent<ComponentType>;
+  /** subPaths are more routes of the same page (e.g. '/tasks/:id'). */
+  subPaths?: string[];
+  /** needs names a server capability probed at runtime; without it the entry is not shown. */
   needs?: 'prometheus';
+  /** hidden pages have a route but no menu entry. */
+  hidden?: boolean;
 }
 
 export const NAV: NavItem[] = [
-  { key: 'dashboard', path: '/dashboard', icon: <DashboardOutlined />, built: true, minRole: 'viewer' },
-  { key: 'nodes', path: '/nodes', icon: <CloudServerOutlined />, built: true, minRole: 'viewer' },
-  { key: 'monitoring', path: '/monitoring', icon: <AreaChartOutlined />, built: true, minRole: 'viewer' },
-  { key: 'tasks', path: '/tasks', icon: <ProfileOutlined />, built: true, minRole: 'viewer' },
-  { key: 'slices', path: '/slices', icon: <PartitionOutlined />, built: true, minRole: 'viewer' },
-  { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, built: false, minRole: 'viewer' },
-  { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, built: true, minRole: 'operator' },
-  { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, built: false, minRole: 'operator' },
-  { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, built: true, minRole: 'operator' },
-  { key: 'users', path: '/users', icon: <TeamOutlined />, built: true, minRole: 'admin' },
-  { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, built: true, minRole: 'viewer', needs: 'prometheus' },
+  { key: 'dashboard', path: '/dashboard', icon: <DashboardOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/dashboard/DashboardPage')) },
+  { key: 'nodes', path: '/nodes', icon: <CloudServerOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/nodes/NodesPage')) },
+  { key: 'monitoring', path: '/monitoring', icon: <AreaChartOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/nodes/MonitoringPage')) },
+  { key: 'tasks', path: '/tasks', icon: <ProfileOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tasks/TasksPage')), subPaths: ['/tasks/:id'] },
+  { key: 'slices', path: '/slices', icon: <PartitionOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/slices/SlicesPage')) },
+  { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, minRole: 'viewer' },
+  { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, minRole: 'operator', page: lazy(() => import('../pages/plugins/PluginsPage')) },
+  { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator' },
+  { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },
+  { key: 'users', path: '/users', icon: <TeamOutlined />, minRole: 'admin', page: lazy(() => import('../pages/users/UsersPage')) },
+  { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, minRole: 'viewer', needs: 'prometheus', page: lazy(() => import('../pages/metrics/MetricsPage')) },
 ];
 
 export const HOME = '/dashboard';

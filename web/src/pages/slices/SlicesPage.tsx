@@ -77,7 +77,7 @@ function DeviceRow({ d }: { d: Device }) {
         </Typography.Text>
       </Space>
       <DeviceBar device={d} />
-      {d.slices.length > 0 && (
+      {(d.slices ?? []).length > 0 && (
         <div style={{ marginTop: 8 }}>
           <SliceTable slices={d.slices} />
         </div>
@@ -120,7 +120,7 @@ export default function SlicesPage() {
           ))}
         </Row>
       </Card>
-      {data && !data.items.length && <Empty description={t('sched.slices.noDevices')} />}
+      {data && !(data.items ?? []).length && <Empty description={t('sched.slices.noDevices')} />}
       {[...byNode.entries()].map(([node, devs]) => (
         <Card
           key={node}
