@@ -379,9 +379,10 @@ func (e *Engine) Run(ctx context.Context) {
 func (e *Engine) StepDown() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.leader {
-		e.log.Info("alert engine: no longer the leader")
+	if !e.leader {
+		return
 	}
+	e.log.Info("alert engine: no longer the leader")
 	e.leader, e.loaded, e.groups = false, false, nil
 	e.open = map[string]*controlplane.AlertInstance{}
 }

@@ -301,3 +301,26 @@ func TestFollowerDoesNotEvaluate(t *testing.T) {
 	require.NoError(t, en.EvalAt(t.Context(), e.at(1)))
 	require.Len(t, e.open("Busy"), 1)
 }
+
+// TestTestRule: "test this rule now" reports what would fire against
+// live data, over the rule's `for`, without storing anything.
+func TestTestRule(t *testing.T) {
+	e := newEnv(t)
+	for m := 0; m <= 10; m++ {
+		e.util(m, 0.9, 0.1)
+	}
+	en := e.engine(nil)
+	r := &controlplane.AlertRule{Name: "Busy", Expr: "hw_gpu_utilization_ratio > 0.5", For: 5 * time.Minute,
+		Level: controlplane.AlertWarn, Annotations: map[string]string{"summary": "{{ $labels.hw_index }} {{ $value }}"}}
+	got, err := en.TestRule(t.Context(), r, e.at(10))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "firing", got[0].State, "above the threshold for the whole `for`")
+	require.Equal(t, "0 0.9", got[0].Annotations["summary"])
+	got, err = en.TestRule(t.Context(), r, e.at(2)) // the data starts at 0: only 2 of 5 minutes
+	require.NoError(t, err)
+	require.Equal(t, "pending", got[0].State)
+	_, err = en.TestRule(t.Context(), &controlplane.AlertRule{Name: "X", Expr: "rate(up)", Level: controlplane.AlertWarn}, e.at(10))
+	require.ErrorIs(t, err, controlplane.ErrInvalid)
+	require.Empty(t, e.alerts(controlplane.AlertFilter{}), "a test stores nothing")
+}

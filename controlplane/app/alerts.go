@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 
 	"github.com/heteroflow/heteroflow/alerts"
+	"github.com/heteroflow/heteroflow/alerts/alertapi"
 	"github.com/heteroflow/heteroflow/alerts/notify"
 	"github.com/heteroflow/heteroflow/controlplane"
 )
@@ -42,5 +43,6 @@ func (a *App) attachAlerts(log *slog.Logger) error {
 		return err
 	}
 	a.alerts, a.notify = eng, worker
+	alertapi.Mount(a.srv.API(), st, eng, worker)
 	return nil
 }

@@ -1,6 +1,6 @@
-// Package amtest starts Debian's prometheus-alertmanager on a loopback
+// Package alerttest starts Debian's prometheus-alertmanager on a loopback
 // port for tests, with a webhook receiver that records what it forwards.
-package amtest
+package alerttest
 
 import (
 	"encoding/json"
