@@ -7,6 +7,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/agent/outbox"
 	"github.com/heteroflow/heteroflow/agent/protocol"
+	"github.com/heteroflow/heteroflow/agent/runner"
 	"github.com/heteroflow/heteroflow/agent/state"
 )
 
@@ -127,8 +128,12 @@ func (a *Agent) watch(ctx context.Context, t *task) {
 	if !complete {
 		go a.drainLogs(ctx, t)
 	}
+	outs, err := runner.ReadOutputs(t.h.LogDir())
+	if err != nil {
+		a.cfg.Logger.Warn("task outputs not reported", "task", t.spec.TaskID, "err", err)
+	}
 	a.appendStatus(protocol.StatusUpdate{TaskID: t.spec.TaskID, Attempt: t.spec.Attempt, Phase: res.Phase,
-		ExitCode: res.ExitCode, Reason: res.Reason})
+		ExitCode: res.ExitCode, Reason: res.Reason, Outputs: outs})
 	a.mu.Lock()
 	delete(a.tasks, key(t.spec.TaskID, t.spec.Attempt))
 	a.mu.Unlock()

@@ -174,7 +174,22 @@ type StatusUpdate struct {
 	// command, or a cancel for a task the agent no longer runs).
 	AssignmentID int64             `json:"assignment_id,omitempty"`
 	Result       *ManagementResult `json:"result,omitempty"`
+	// Outputs are the small result values the task wrote to the file named
+	// by OutputsEnv (KEY=VALUE lines), sent with its end.
+	Outputs map[string]string `json:"outputs,omitempty"`
 }
+
+// OutputsEnv names the file a task may write result values to, one
+// KEY=VALUE per line; workflows hand them to later steps.
+const OutputsEnv = "HETEROFLOW_OUTPUTS"
+
+// Limits on a task's outputs: more keys, a longer value or a larger file
+// are refused (the agent reports none, the server answers 400).
+const (
+	MaxOutputs      = 64
+	MaxOutputValue  = 4 << 10
+	MaxOutputsBytes = 64 << 10
+)
 
 // StatusBatch is the body of POST /api/v1/agents/status.
 type StatusBatch struct {

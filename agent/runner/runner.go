@@ -117,6 +117,7 @@ func (r *Runner) start(spec protocol.TaskSpec, prep *Prepared, container bool) (
 	}
 	taskEnv["HETEROFLOW_TASK_ID"] = strconv.FormatInt(spec.TaskID, 10)
 	taskEnv["HETEROFLOW_ATTEMPT"] = strconv.Itoa(spec.Attempt)
+	taskEnv[protocol.OutputsEnv] = filepath.Join(r.cfg.LogDir, fmt.Sprintf("%d-%d", spec.TaskID, spec.Attempt), OutputsFile)
 
 	var argv []string
 	if container {

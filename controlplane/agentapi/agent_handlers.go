@@ -182,6 +182,14 @@ func (s *Service) status(w http.ResponseWriter, r *http.Request, node string) {
 			s.log.Warn("agent sent an unknown phase", "node", node, "seq", u.Seq, "phase", u.Phase)
 			to = ""
 		}
+		// Outputs first: whoever sees the task ended finds its outputs.
+		if err := s.putOutputs(r.Context(), node, u); err != nil {
+			if acked == 0 {
+				httpapi.WriteError(w, r, s.log, err)
+				return
+			}
+			break
+		}
 		st := controlplane.NodeStatus{NodeID: node, Seq: u.Seq, TaskID: u.TaskID, To: to, Reason: u.Reason,
 			ExitCode: u.ExitCode, AssignmentID: u.AssignmentID}
 		if u.Result != nil {
