@@ -10,7 +10,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --sho
 DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics fonts-wqy-zenhei
 FUZZTIME ?= 20000x
 
-.PHONY: all build web go deps deb-deps web-deps run test test-go test-fuzz test-deploy test-web bench clean
+.PHONY: all build web go deps deb-deps web-deps run test test-go test-integrity test-fuzz test-deploy test-web bench clean
 
 all: build
 
@@ -43,10 +43,15 @@ run: build
 	./deploy/dev-run.sh
 
 ## test: the whole suite (Go incl. PostgreSQL conformance, brief fuzzing, browser tests)
-test: deps build test-go test-fuzz test-deploy test-web
+test: deps build test-go test-integrity test-fuzz test-deploy test-web
 
 test-go:
 	$(GO) test -count=1 -timeout 20m ./...
+
+## test-integrity: metrics integrity under the race detector (concurrent
+## PromQL answers; real Prometheus vs our store, embedded and remote mode)
+test-integrity:
+	$(GO) test -race -count=1 -timeout 10m -run 'TestConcurrentQueries|TestLabelAnswers|TestDifferential' ./controlplane/metricstore/ ./controlplane/metricstore/promapi/
 
 test-fuzz:
 	./deploy/fuzz-all.sh $(FUZZTIME)
