@@ -8,12 +8,15 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/pmetrictest"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
@@ -121,6 +124,24 @@ func checkLifecycle(t *testing.T, newFactory NewFactory, spec smicore.Spec, out 
 		}
 	}
 	require.Len(t, ids, devices, "one hw.id per device the parser found")
+	checkGolden(t, md)
+}
+
+// checkGolden compares one scrape of the fixture with the vendor's expected
+// metrics (testdata/expected_metrics.yaml: names, units, types, values and
+// attributes; timestamps and ordering aside). UPDATE_GOLDEN=1 rewrites it
+// from the receiver's output, to be reviewed in the diff.
+func checkGolden(t *testing.T, got pmetric.Metrics) {
+	path := filepath.Join("testdata", "expected_metrics.yaml")
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		require.NoError(t, golden.WriteMetrics(t, path, got))
+	}
+	want, err := golden.ReadMetrics(path)
+	require.NoError(t, err, "expected metrics missing: run the test once with UPDATE_GOLDEN=1 and review the file")
+	require.NoError(t, pmetrictest.CompareMetrics(want, got,
+		pmetrictest.IgnoreTimestamp(), pmetrictest.IgnoreStartTimestamp(),
+		pmetrictest.IgnoreResourceMetricsOrder(), pmetrictest.IgnoreScopeMetricsOrder(),
+		pmetrictest.IgnoreMetricsOrder(), pmetrictest.IgnoreMetricDataPointsOrder()))
 }
 
 func checkMissingTool(t *testing.T, newFactory NewFactory) {
