@@ -12,6 +12,7 @@ import (
 	"github.com/heteroflow/heteroflow/alerts/notify"
 	"github.com/heteroflow/heteroflow/controlplane/agentapi"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/metering"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/controlplane/workflow"
@@ -29,6 +30,7 @@ type App struct {
 	alerts *alerts.Engine
 	notify *notify.Worker
 	flows  *workflow.Engine // nil when the store has no workflow tables
+	meter  *metering.Service
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -107,7 +109,10 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	if err := a.attachAlerts(log); err != nil {
 		return err
 	}
-	return a.attachWorkflows(log)
+	if err := a.attachWorkflows(log); err != nil {
+		return err
+	}
+	return a.attachBilling(log)
 }
 
 // attachWorkflows mounts /api/v1/workflows and builds the workflow engine
@@ -160,6 +165,8 @@ func (a *App) Start() error {
 		a.loops.Add(1)
 		go func() { defer a.loops.Done(); a.flows.Run(ctx) }()
 	}
+	a.loops.Add(1)
+	go func() { defer a.loops.Done(); a.meter.Run(ctx) }()
 	return nil
 }
 

@@ -94,7 +94,7 @@ var permissions = map[Permission][]controlplane.Role{
 	{ResAlerts, ActWrite}:  {admin, operator},
 	{ResAlerts, ActDelete}: {admin},
 
-	{ResBilling, ActRead}:  {admin, operator},
+	{ResBilling, ActRead}:  {admin, operator, user, viewer}, // users: their own usage only (handlers)
 	{ResBilling, ActWrite}: {admin},
 
 	{ResClusters, ActRead}:   {admin, operator, user, viewer},

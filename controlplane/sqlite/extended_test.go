@@ -29,3 +29,7 @@ func TestLeaseHolders(t *testing.T) {
 		return dbs[0], dbs[1]
 	})
 }
+
+func TestBillingConformance(t *testing.T) {
+	storetest.RunBilling(t, func(t *testing.T) storetest.BillingStore { return openTest(t) })
+}

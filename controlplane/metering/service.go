@@ -1,0 +1,84 @@
+package metering
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+)
+
+// Store is what metering needs from persistence.
+type Store interface {
+	controlplane.Store
+	controlplane.NodeStore
+	controlplane.SchedulingStore
+	controlplane.BillingStore
+}
+
+// Config tunes the service.
+type Config struct {
+	// Interval between metering passes (default 15 s).
+	Interval time.Duration
+	// Holder names this server in the metering lease (default host+pid).
+	Holder string
+}
+
+// Options are the service's dependencies.
+type Options struct {
+	Store    Store
+	Config   Config
+	Logger   *slog.Logger
+	Registry prometheus.Registerer // nil: no counters are exported
+	// Audit records price book, statement and budget changes; nil: none.
+	Audit func(*controlplane.AuditEntry)
+	Now   func() time.Time
+}
+
+// Service meters usage and answers billing questions.
+type Service struct {
+	store   Store
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+	audit   func(*controlplane.AuditEntry)
+	metrics *meterMetrics
+
+	mu   sync.Mutex
+	done map[recKey]bool
+	// budgetLevel is the highest alert level raised per budget and month.
+	budgetLevel map[string]int
+}
+
+// New builds a Service.
+func New(o Options) (*Service, error) {
+	if o.Store == nil {
+		return nil, errors.New("metering: Store is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Config.Interval <= 0 {
+		o.Config.Interval = 15 * time.Second
+	}
+	if o.Config.Holder == "" {
+		host, _ := os.Hostname()
+		o.Config.Holder = host + "/" + itoa(int64(os.Getpid()))
+	}
+	if o.Audit == nil {
+		o.Audit = func(*controlplane.AuditEntry) {}
+	}
+	m, err := newMeterMetrics(o.Registry)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: o.Store, cfg: o.Config, log: o.Logger, now: o.Now, audit: o.Audit,
+		metrics: m, done: map[recKey]bool{}, budgetLevel: map[string]int{}}, nil
+}
