@@ -64,7 +64,8 @@ func (s diffScale) withSoak() diffScale {
 		return s
 	}
 	s.gauges, s.counters, s.histograms, s.ephemeral = 2000, 1000, 100, 500
-	s.scrapes = 300
+	s.scrapes = 600
+	s.interval = 500 * time.Millisecond
 	s.shards = [2]int{8, 16}
 	s.batch = 200
 	s.workers = 32
@@ -609,7 +610,7 @@ func compareAll(ctx context.Context, e diffEnv, ts time.Time, workers int) (diff
 	}
 	for i, s := range ref {
 		jobs <- job{sel: s.selector(), single: true}
-		if i%50 == 0 {
+		if i%max(1, len(ref)/8) == 0 { // eight rounds of whole-name answers
 			for n := range names {
 				jobs <- job{sel: n + `{job="diff"}`}
 			}
@@ -802,7 +803,7 @@ func runDifferential(t *testing.T, s diffScale, remote bool) {
 	require.NoError(t, promGet(ctx, e.promURL, "/api/v1/label/__name__/values", neturl.Values{"match[]": {`{job="diff"}`}}, &names))
 	require.Contains(t, names, "diff_gauge")
 	var want, got float64
-	converge := time.Now().Add(60 * time.Second)
+	converge := time.Now().Add(time.Minute + time.Duration(s.scrapes)*s.interval/2)
 	for {
 		var err error
 		want, err = totalSamples(ctx, e.promURL, names, window, ts)

@@ -153,7 +153,7 @@ func (a *API) query(r *http.Request) (result, *apiError) {
 	defer cancel()
 	q, err := a.engine.NewInstantQuery(ctx, a.queryable, nil, r.FormValue("query"), ts)
 	if err != nil {
-		return result{}, badData(err)
+		return result{}, constructionError(err)
 	}
 	return a.exec(ctx, q, r.FormValue("query"))
 }
@@ -187,7 +187,7 @@ func (a *API) queryRange(r *http.Request) (result, *apiError) {
 	defer cancel()
 	q, err := a.engine.NewRangeQuery(ctx, a.queryable, nil, r.FormValue("query"), start, end, step)
 	if err != nil {
-		return result{}, badData(err)
+		return result{}, constructionError(err)
 	}
 	return a.exec(ctx, q, r.FormValue("query"))
 }
@@ -223,6 +223,19 @@ func nonNil(v parser.Value) parser.Value {
 		}
 	}
 	return v
+}
+
+// constructionError classifies a failure to build a query (a parse error,
+// mostly) as Prometheus' queryConstructionError does, with its message.
+func constructionError(err error) *apiError {
+	var (
+		canceled promql.ErrQueryCanceled
+		timeout  promql.ErrQueryTimeout
+	)
+	if errors.As(err, &canceled) || errors.As(err, &timeout) {
+		return engineError(err)
+	}
+	return badData(fmt.Errorf("invalid parameter %q: %w", "query", err))
 }
 
 // engineError classifies like Prometheus' returnAPIError.

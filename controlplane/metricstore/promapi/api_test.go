@@ -128,3 +128,17 @@ func TestTooManySamplesIsExecutionError(t *testing.T) {
 	require.Equal(t, "execution", e.ErrorType)
 	require.Contains(t, e.Error, "too many samples")
 }
+
+// TestParseErrorMessage: a query that does not parse is answered with
+// Prometheus' own wording, so clients and the parity corpus see the same
+// error text.
+func TestParseErrorMessage(t *testing.T) {
+	t.Parallel()
+	h, _ := newAPI(t, 1000)
+	for _, path := range []string{"/api/v1/query", "/api/v1/query_range"} {
+		code, e := do(t, h, http.MethodGet, path, url.Values{"query": {`sum(`}, "start": {"1"}, "end": {"2"}, "step": {"1"}})
+		require.Equal(t, http.StatusBadRequest, code)
+		require.Equal(t, "bad_data", e.ErrorType)
+		require.True(t, strings.HasPrefix(e.Error, `invalid parameter "query": 1:5: parse error:`), e.Error)
+	}
+}
