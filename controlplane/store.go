@@ -63,4 +63,6 @@ type Store interface {
 	// Settings: small runtime key/value configuration (e.g. self-registration).
 	GetSetting(ctx context.Context, key string) (string, error)
 	PutSetting(ctx context.Context, key, value string) error
+	// DeleteSetting removes key; removing a missing key is not an error.
+	DeleteSetting(ctx context.Context, key string) error
 }

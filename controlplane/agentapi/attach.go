@@ -27,6 +27,9 @@ type AttachOptions struct {
 	DeployScript []byte
 	// CA signs agent client certificates at enrollment (mTLS); nil = off.
 	CA *pki.CA
+	// SigningKey is the server's JWT signing key; nil loads (or creates)
+	// the key kept in the store, as stand-alone tests do.
+	SigningKey []byte
 }
 
 // Attach mounts the agent API on a server's API before it starts and
@@ -44,9 +47,12 @@ func Attach(ctx context.Context, api *httpapi.API, store controlplane.Store, o A
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	key, err := auth.LoadOrCreateSigningKey(ctx, store)
-	if err != nil {
-		return nil, err
+	key := o.SigningKey
+	if key == nil {
+		var err error
+		if key, err = auth.LoadOrCreateSigningKey(ctx, store); err != nil {
+			return nil, err
+		}
 	}
 	cfg := auth.DefaultConfig()
 	cfg.SigningKey = key

@@ -87,7 +87,7 @@ func New(ctx context.Context, cfg server.Config, o server.Options, opts ...Optio
 // server's PromQL querier (embedded TSDB or the remote store).
 func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	agents, err := agentapi.Attach(ctx, a.srv.API(), a.srv.Store(), agentapi.AttachOptions{Logger: log,
-		DeployScript: deploy.AgentScript, CA: a.srv.CA()})
+		DeployScript: deploy.AgentScript, CA: a.srv.CA(), SigningKey: a.srv.SigningKey()})
 	if err != nil {
 		return err
 	}

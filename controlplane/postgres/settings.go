@@ -29,3 +29,11 @@ func (db *DB) PutSetting(ctx context.Context, key, value string) error {
 	}
 	return nil
 }
+
+// DeleteSetting removes key (a missing key is not an error).
+func (db *DB) DeleteSetting(ctx context.Context, key string) error {
+	if _, err := db.pool.Exec(ctx, `DELETE FROM settings WHERE key = $1`, key); err != nil {
+		return fmt.Errorf("delete setting %q: %w", key, mapErr(err))
+	}
+	return nil
+}

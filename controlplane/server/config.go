@@ -91,6 +91,18 @@ type AuthConfig struct {
 	LockoutFailures int      `yaml:"lockout_failures"`
 	LockoutDuration Duration `yaml:"lockout_duration"`
 	APIKeyCacheTTL  Duration `yaml:"apikey_cache_ttl"`
+	// SigningKeyFile holds the JWT signing key (mode 0600), outside the
+	// database; empty means <data_dir>/jwt.key. Servers sharing one
+	// PostgreSQL database must share this key.
+	SigningKeyFile string `yaml:"signing_key_file"`
+}
+
+// signingKeyFile is Auth.SigningKeyFile defaulted under DataDir.
+func (c Config) signingKeyFile() string {
+	if c.Auth.SigningKeyFile != "" {
+		return c.Auth.SigningKeyFile
+	}
+	return filepath.Join(c.DataDir, "jwt.key")
 }
 
 // Duration is a time.Duration written as "15m" in YAML.

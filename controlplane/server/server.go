@@ -48,6 +48,7 @@ type Server struct {
 	consoleLn  net.Listener
 	metricsLn  net.Listener
 	enrollment *EnrollmentJSON
+	signingKey []byte
 	ca         *pki.CA     // agent CA when mTLS is on
 	tls        *tls.Config // nil without HTTPS
 }
@@ -67,6 +68,9 @@ func New(ctx context.Context, cfg Config, o Options) (*Server, error) {
 		o.Getenv = os.Getenv
 	}
 	log := o.Logger
+	if err := secureDataDir(cfg.DataDir, log); err != nil {
+		return nil, err
+	}
 	store, err := openStore(ctx, cfg.DB, cfg.DataDir, log)
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
@@ -87,10 +91,11 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if s.tls, err = s.cfg.tlsConfig(s.ca); err != nil {
 		return err
 	}
-	key, err := auth.LoadOrCreateSigningKey(ctx, s.store)
+	key, err := auth.LoadOrCreateSigningKeyFile(ctx, s.store, s.cfg.signingKeyFile())
 	if err != nil {
 		return err
 	}
+	s.signingKey = key
 	s.auditor = httpapi.NewAuditor(s.store, s.log, httpapi.AuditorOptions{})
 	a := s.cfg.Auth
 	svc, err := auth.New(s.store, auth.Config{
@@ -157,6 +162,10 @@ func (s *Server) API() *httpapi.API { return s.api }
 
 // Store is the opened store, shared with subsystems started beside the API.
 func (s *Server) Store() controlplane.Store { return s.store }
+
+// SigningKey is the JWT signing key (kept in Auth.SigningKeyFile), for
+// components that build their own auth.Service over the same store.
+func (s *Server) SigningKey() []byte { return s.signingKey }
 
 // Auditor writes audit entries off the request path (subsystems record
 // their own events through it).

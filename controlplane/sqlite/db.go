@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -53,9 +54,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, controlplane.Invalidf("sqlite: database path is required")
 	}
 	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("sqlite: create data directory: %w", err)
 		}
+	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
 	}
 	db := &DB{path: path, log: opts.Logger, nowFn: opts.Now, closed: make(chan struct{})}
 	if db.log == nil {
@@ -171,4 +175,24 @@ func (db *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	return fn(tx)
+}
+
+// ownerOnly creates the database file if needed and gives it (and the WAL
+// and shared-memory files beside it, which SQLite creates with the
+// database's mode) mode 0600: it holds password hashes, API key hashes and
+// task secrets.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("sqlite: create database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("sqlite: create database file: %w", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("sqlite: restrict %s to 0600: %w", p, err)
+		}
+	}
+	return nil
 }

@@ -32,3 +32,13 @@ func (db *DB) PutSetting(ctx context.Context, key, value string) error {
 		return nil
 	})
 }
+
+// DeleteSetting removes key (a missing key is not an error).
+func (db *DB) DeleteSetting(ctx context.Context, key string) error {
+	return db.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key); err != nil {
+			return fmt.Errorf("delete setting %q: %w", key, mapErr(err))
+		}
+		return nil
+	})
+}

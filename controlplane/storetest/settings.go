@@ -25,4 +25,8 @@ func testSettings(t *testing.T, open Opener) {
 	require.NoError(t, err)
 	require.Empty(t, v, "an empty value is a value")
 	require.ErrorIs(t, s.PutSetting(ctx(t), " ", "x"), controlplane.ErrInvalid)
+	require.NoError(t, s.DeleteSetting(ctx(t), "registration"))
+	_, err = s.GetSetting(ctx(t), "registration")
+	require.ErrorIs(t, err, controlplane.ErrNotFound)
+	require.NoError(t, s.DeleteSetting(ctx(t), "registration"), "deleting a missing key is fine")
 }

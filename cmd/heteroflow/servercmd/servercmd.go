@@ -45,6 +45,9 @@ func New(version string, opts ...app.Option) *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return fmt.Errorf("invalid configuration / 配置无效:\n%w", err)
 			}
+			// Everything the server writes (database, keys, metrics blocks)
+			// is for its own account only: files 0600, directories 0700.
+			syscall.Umask(0o077)
 			log := NewLogger(cfg)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
