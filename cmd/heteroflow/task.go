@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 	"github.com/heteroflow/heteroflow/controlplane/client"
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 )
 
 func init() {
@@ -46,7 +46,7 @@ func keyValues(flag string, items []string) (map[string]string, error) {
 }
 
 func taskSubmitCmd(cf *clientFlags) *cobra.Command {
-	var s httpapi.TaskSpecJSON
+	var s apitypes.TaskSpecJSON
 	var env, labels []string
 	var qos string
 	var timeout time.Duration
@@ -157,7 +157,7 @@ func taskListCmd(cf *clientFlags) *cobra.Command {
 	return cmd
 }
 
-func printTasks(w io.Writer, ts []httpapi.TaskJSON) {
+func printTasks(w io.Writer, ts []apitypes.TaskJSON) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tDEVICES\tQOS\tCREATED")
 	for _, t := range ts {
@@ -236,7 +236,7 @@ type sliceView struct {
 
 // placement describes where a task runs: its live slices from the ledger,
 // or else the "scheduled" event's text (the ledger is released at the end).
-func placement(ctx context.Context, c *client.Client, t *httpapi.TaskJSON) []string {
+func placement(ctx context.Context, c *client.Client, t *apitypes.TaskJSON) []string {
 	var out []string
 	var sl struct{ Items []sliceView }
 	if err := c.Do(ctx, http.MethodGet, "/api/v1/slices", nil, &sl); err == nil {
@@ -257,7 +257,7 @@ func placement(ctx context.Context, c *client.Client, t *httpapi.TaskJSON) []str
 	if len(out) > 0 {
 		return out
 	}
-	var ev struct{ Items []httpapi.TaskEventJSON }
+	var ev struct{ Items []apitypes.TaskEventJSON }
 	if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/events", t.ID), nil, &ev); err == nil {
 		for i := len(ev.Items) - 1; i >= 0; i-- {
 			if ev.Items[i].To == controlplane.TaskScheduled && ev.Items[i].Reason != "" {
@@ -282,7 +282,7 @@ func taskGetCmd(cf *clientFlags) *cobra.Command {
 	})
 }
 
-func printTaskDetail(out io.Writer, t *httpapi.TaskJSON, place []string) {
+func printTaskDetail(out io.Writer, t *apitypes.TaskJSON, place []string) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	opt := func(v string) string {

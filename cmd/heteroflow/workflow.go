@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 	"github.com/heteroflow/heteroflow/controlplane/client"
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 )
 
 func init() {
@@ -63,7 +63,7 @@ func workflowSubmitCmd(cf *clientFlags, validateOnly bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			in := httpapi.WorkflowSubmitJSON{Document: doc}
+			in := apitypes.WorkflowSubmitJSON{Document: doc}
 			if in.Params, err = keyValues("param", params); err != nil {
 				return err
 			}
@@ -113,7 +113,7 @@ func workflowSubmitCmd(cf *clientFlags, validateOnly bool) *cobra.Command {
 }
 
 // waitWorkflow polls until the workflow ends or d passes.
-func waitWorkflow(cmd *cobra.Command, c *client.Client, id int64, d time.Duration) (*httpapi.WorkflowDetailJSON, error) {
+func waitWorkflow(cmd *cobra.Command, c *client.Client, id int64, d time.Duration) (*apitypes.WorkflowDetailJSON, error) {
 	deadline := time.Now().Add(d)
 	for {
 		w, err := c.GetWorkflow(cmd.Context(), id)
@@ -214,7 +214,7 @@ func workflowIDCmd(cf *clientFlags, use, short string, run func(cmd *cobra.Comma
 }
 
 // showWorkflow prints a workflow (or its JSON).
-func showWorkflow(cmd *cobra.Command, cf *clientFlags, w *httpapi.WorkflowDetailJSON) error {
+func showWorkflow(cmd *cobra.Command, cf *clientFlags, w *apitypes.WorkflowDetailJSON) error {
 	if cf.json {
 		return printJSON(cmd.OutOrStdout(), w)
 	}
@@ -222,7 +222,7 @@ func showWorkflow(cmd *cobra.Command, cf *clientFlags, w *httpapi.WorkflowDetail
 	return nil
 }
 
-func printWorkflow(out io.Writer, w *httpapi.WorkflowDetailJSON) {
+func printWorkflow(out io.Writer, w *apitypes.WorkflowDetailJSON) {
 	fmt.Fprintf(out, "workflow %d %q: %s (retries %d) — %s\n", w.ID, w.Name, w.State, w.Generation, w.Reason)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tSTATE\tTASK\tTASK STATE\tEXIT\tOUTPUTS\tREASON")

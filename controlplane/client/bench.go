@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 )
 
 // BenchResult summarises a submission benchmark.
@@ -121,7 +121,7 @@ func benchSubmit(ctx context.Context, base, apiKey string, concurrency, n int) (
 	return r, nil
 }
 
-func benchSpec(i int) httpapi.TaskSpecJSON {
-	return httpapi.TaskSpecJSON{Name: fmt.Sprintf("bench-%d", i), Command: []string{"true"}, DeviceCount: 1,
+func benchSpec(i int) apitypes.TaskSpecJSON {
+	return apitypes.TaskSpecJSON{Name: fmt.Sprintf("bench-%d", i), Command: []string{"true"}, DeviceCount: 1,
 		MemoryMiB: 1024, ComputePercent: 25, QoS: "silver", Labels: map[string]string{"bench": "submit"}}
 }

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 )
 
 // Error is an API error response.
@@ -68,7 +68,7 @@ func (c *Client) Credentials() *Credentials {
 
 // Login exchanges a username and password for tokens and keeps them.
 func (c *Client) Login(ctx context.Context, username, password string) (*Credentials, error) {
-	var s httpapi.SessionJSON
+	var s apitypes.SessionJSON
 	if err := c.do(ctx, http.MethodPost, "/api/v1/auth/login", map[string]string{"username": username, "password": password}, &s, false); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func (c *Client) refresh(ctx context.Context) error {
 	if cr == nil || cr.RefreshToken == "" {
 		return ErrNotLoggedIn
 	}
-	var s httpapi.SessionJSON
+	var s apitypes.SessionJSON
 	if err := c.do(ctx, http.MethodPost, "/api/v1/auth/refresh", map[string]string{"refresh_token": cr.RefreshToken}, &s, false); err != nil {
 		return fmt.Errorf("session expired, log in again / 会话已过期，请重新登录: %w", err)
 	}
@@ -168,10 +168,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, authe
 	}
 	if res.StatusCode >= 400 {
 		var eb struct {
-			Error httpapi.ErrorInfo `json:"error"`
+			Error apitypes.ErrorInfo `json:"error"`
 		}
 		if json.Unmarshal(b, &eb) != nil || eb.Error.Code == "" {
-			eb.Error = httpapi.ErrorInfo{Code: strconv.Itoa(res.StatusCode), Message: strings.TrimSpace(string(b))}
+			eb.Error = apitypes.ErrorInfo{Code: strconv.Itoa(res.StatusCode), Message: strings.TrimSpace(string(b))}
 		}
 		return &Error{Status: res.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 	"github.com/heteroflow/heteroflow/controlplane/client"
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
@@ -55,7 +55,7 @@ func TestLoginSaveAndAutoRefresh(t *testing.T) {
 	c2, err := client.New(base, nil)
 	require.NoError(t, err)
 	c2.WithCredentials(loaded, path)
-	task, err := c2.SubmitTask(ctx, httpapi.TaskSpecJSON{Name: "cli", Command: []string{"true"}})
+	task, err := c2.SubmitTask(ctx, apitypes.TaskSpecJSON{Name: "cli", Command: []string{"true"}})
 	require.NoError(t, err)
 	require.Equal(t, "admin", task.Owner)
 	saved, err := client.LoadCredentials(path)
@@ -80,7 +80,7 @@ func TestBenchSubmitCountsEveryRequest(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Login(t.Context(), "admin", "Client-Pass-123")
 	require.NoError(t, err)
-	var k httpapi.CreatedAPIKeyJSON
+	var k apitypes.CreatedAPIKeyJSON
 	require.NoError(t, c.Do(t.Context(), "POST", "/api/v1/apikeys", map[string]string{"name": "b", "role": "user"}, &k))
 	r, err := client.BenchSubmitN(t.Context(), base, k.Key, 4, 40)
 	require.NoError(t, err)

@@ -6,15 +6,15 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 )
 
 // TaskList is a page of tasks.
-type TaskList = httpapi.List[httpapi.TaskJSON]
+type TaskList = apitypes.List[apitypes.TaskJSON]
 
 // SubmitTask creates a task.
-func (c *Client) SubmitTask(ctx context.Context, spec httpapi.TaskSpecJSON) (*httpapi.TaskJSON, error) {
-	var t httpapi.TaskJSON
+func (c *Client) SubmitTask(ctx context.Context, spec apitypes.TaskSpecJSON) (*apitypes.TaskJSON, error) {
+	var t apitypes.TaskJSON
 	if err := c.Do(ctx, http.MethodPost, "/api/v1/tasks", spec, &t); err != nil {
 		return nil, err
 	}
@@ -35,8 +35,8 @@ func (c *Client) ListTasks(ctx context.Context, q url.Values) (*TaskList, error)
 }
 
 // GetTask fetches one task.
-func (c *Client) GetTask(ctx context.Context, id int64) (*httpapi.TaskJSON, error) {
-	var t httpapi.TaskJSON
+func (c *Client) GetTask(ctx context.Context, id int64) (*apitypes.TaskJSON, error) {
+	var t apitypes.TaskJSON
 	if err := c.Do(ctx, http.MethodGet, "/api/v1/tasks/"+strconv.FormatInt(id, 10), nil, &t); err != nil {
 		return nil, err
 	}
@@ -44,8 +44,8 @@ func (c *Client) GetTask(ctx context.Context, id int64) (*httpapi.TaskJSON, erro
 }
 
 // CancelTask cancels a task.
-func (c *Client) CancelTask(ctx context.Context, id int64) (*httpapi.TaskJSON, error) {
-	var t httpapi.TaskJSON
+func (c *Client) CancelTask(ctx context.Context, id int64) (*apitypes.TaskJSON, error) {
+	var t apitypes.TaskJSON
 	if err := c.Do(ctx, http.MethodPost, "/api/v1/tasks/"+strconv.FormatInt(id, 10)+"/cancel", nil, &t); err != nil {
 		return nil, err
 	}
@@ -53,8 +53,8 @@ func (c *Client) CancelTask(ctx context.Context, id int64) (*httpapi.TaskJSON, e
 }
 
 // ListAudit queries the audit log.
-func (c *Client) ListAudit(ctx context.Context, q url.Values) (*httpapi.List[httpapi.AuditJSON], error) {
-	var l httpapi.List[httpapi.AuditJSON]
+func (c *Client) ListAudit(ctx context.Context, q url.Values) (*apitypes.List[apitypes.AuditJSON], error) {
+	var l apitypes.List[apitypes.AuditJSON]
 	if err := c.Do(ctx, http.MethodGet, "/api/v1/audit?"+q.Encode(), nil, &l); err != nil {
 		return nil, err
 	}
@@ -62,8 +62,8 @@ func (c *Client) ListAudit(ctx context.Context, q url.Values) (*httpapi.List[htt
 }
 
 // Health returns /health's body; a 503 is returned as *Error.
-func (c *Client) Health(ctx context.Context) (*httpapi.HealthJSON, error) {
-	var h httpapi.HealthJSON
+func (c *Client) Health(ctx context.Context) (*apitypes.HealthJSON, error) {
+	var h apitypes.HealthJSON
 	if err := c.do(ctx, http.MethodGet, "/health", nil, &h, false); err != nil {
 		return nil, err
 	}

@@ -6,19 +6,19 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 )
 
 // WorkflowList is a page of workflows.
-type WorkflowList = httpapi.List[httpapi.WorkflowJSON]
+type WorkflowList = apitypes.List[apitypes.WorkflowJSON]
 
 func workflowPath(id int64, tail string) string {
 	return "/api/v1/workflows/" + strconv.FormatInt(id, 10) + tail
 }
 
 // ValidateWorkflow checks a document without storing it.
-func (c *Client) ValidateWorkflow(ctx context.Context, in httpapi.WorkflowSubmitJSON) (*httpapi.WorkflowPlanJSON, error) {
-	var p httpapi.WorkflowPlanJSON
+func (c *Client) ValidateWorkflow(ctx context.Context, in apitypes.WorkflowSubmitJSON) (*apitypes.WorkflowPlanJSON, error) {
+	var p apitypes.WorkflowPlanJSON
 	if err := c.Do(ctx, http.MethodPost, "/api/v1/workflows/validate", in, &p); err != nil {
 		return nil, err
 	}
@@ -26,12 +26,12 @@ func (c *Client) ValidateWorkflow(ctx context.Context, in httpapi.WorkflowSubmit
 }
 
 // SubmitWorkflow creates a workflow.
-func (c *Client) SubmitWorkflow(ctx context.Context, in httpapi.WorkflowSubmitJSON) (*httpapi.WorkflowDetailJSON, error) {
+func (c *Client) SubmitWorkflow(ctx context.Context, in apitypes.WorkflowSubmitJSON) (*apitypes.WorkflowDetailJSON, error) {
 	return c.workflowCall(ctx, http.MethodPost, "/api/v1/workflows", in)
 }
 
 // GetWorkflow fetches a workflow with its steps.
-func (c *Client) GetWorkflow(ctx context.Context, id int64) (*httpapi.WorkflowDetailJSON, error) {
+func (c *Client) GetWorkflow(ctx context.Context, id int64) (*apitypes.WorkflowDetailJSON, error) {
 	return c.workflowCall(ctx, http.MethodGet, workflowPath(id, ""), nil)
 }
 
@@ -49,31 +49,31 @@ func (c *Client) ListWorkflows(ctx context.Context, q url.Values) (*WorkflowList
 }
 
 // CancelWorkflow cancels a workflow and stops its running steps.
-func (c *Client) CancelWorkflow(ctx context.Context, id int64, reason string) (*httpapi.WorkflowDetailJSON, error) {
+func (c *Client) CancelWorkflow(ctx context.Context, id int64, reason string) (*apitypes.WorkflowDetailJSON, error) {
 	return c.workflowCall(ctx, http.MethodPost, workflowPath(id, "/cancel"), map[string]string{"reason": reason})
 }
 
 // RetryWorkflow restarts a failed or cancelled workflow (from a step when from is set).
-func (c *Client) RetryWorkflow(ctx context.Context, id int64, from string) (*httpapi.WorkflowDetailJSON, error) {
+func (c *Client) RetryWorkflow(ctx context.Context, id int64, from string) (*apitypes.WorkflowDetailJSON, error) {
 	return c.workflowCall(ctx, http.MethodPost, workflowPath(id, "/retry"), map[string]string{"from": from})
 }
 
 // ResubmitWorkflow submits a workflow's spec again as a new workflow.
-func (c *Client) ResubmitWorkflow(ctx context.Context, id int64) (*httpapi.WorkflowDetailJSON, error) {
+func (c *Client) ResubmitWorkflow(ctx context.Context, id int64) (*apitypes.WorkflowDetailJSON, error) {
 	return c.workflowCall(ctx, http.MethodPost, workflowPath(id, "/resubmit"), nil)
 }
 
 // WorkflowEvents lists a workflow's state changes.
-func (c *Client) WorkflowEvents(ctx context.Context, id int64) (*httpapi.WorkflowEventsJSON, error) {
-	var e httpapi.WorkflowEventsJSON
+func (c *Client) WorkflowEvents(ctx context.Context, id int64) (*apitypes.WorkflowEventsJSON, error) {
+	var e apitypes.WorkflowEventsJSON
 	if err := c.Do(ctx, http.MethodGet, workflowPath(id, "/events"), nil, &e); err != nil {
 		return nil, err
 	}
 	return &e, nil
 }
 
-func (c *Client) workflowCall(ctx context.Context, method, path string, in any) (*httpapi.WorkflowDetailJSON, error) {
-	var w httpapi.WorkflowDetailJSON
+func (c *Client) workflowCall(ctx context.Context, method, path string, in any) (*apitypes.WorkflowDetailJSON, error) {
+	var w apitypes.WorkflowDetailJSON
 	if err := c.Do(ctx, method, path, in, &w); err != nil {
 		return nil, err
 	}

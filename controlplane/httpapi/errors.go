@@ -16,12 +16,6 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 )
 
-// ErrorInfo is the body of every error: {"error":{"code","message"}}.
-type ErrorInfo struct {
-	Code    string `json:"code" doc:"Machine-readable code, e.g. invalid_argument, forbidden"`
-	Message string `json:"message" doc:"Human-readable reason"`
-}
-
 // APIError is the one error type the API writes. It satisfies
 // huma.StatusError so huma serialises it as the response body.
 type APIError struct {

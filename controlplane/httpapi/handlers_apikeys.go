@@ -26,12 +26,6 @@ type createKeyIn struct {
 	}
 }
 
-// CreatedAPIKeyJSON carries the key itself, shown this once.
-type CreatedAPIKeyJSON struct {
-	APIKeyJSON
-	Key string `json:"key" doc:"hf_<prefix>_<secret>; store it now, it is not shown again"`
-}
-
 func (a *API) registerAPIKeys() {
 	tags := []string{"apikeys"}
 	Register(a, huma.Operation{OperationID: "list-apikeys", Method: http.MethodGet, Path: Prefix + "/apikeys",

@@ -26,15 +26,6 @@ type refreshIn struct {
 	}
 }
 
-// SessionJSON is the answer to login and refresh.
-type SessionJSON struct {
-	AccessToken  string   `json:"access_token"`
-	RefreshToken string   `json:"refresh_token"`
-	TokenType    string   `json:"token_type" enum:"Bearer"`
-	ExpiresIn    int      `json:"expires_in" doc:"Access token lifetime in seconds"`
-	User         UserJSON `json:"user"`
-}
-
 type registerIn struct {
 	Body struct {
 		Username    string `json:"username" minLength:"1" maxLength:"64"`

@@ -60,7 +60,7 @@ func taskTarget(id int64) string { return "task/" + strconv.FormatInt(id, 10) }
 func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON], error) {
 	SetAudit(ctx, "task.create", "")
 	p := PrincipalFrom(ctx)
-	spec := in.Body.domain()
+	spec := specDomain(in.Body)
 	// A task spends its tenant's quota: below operator, a caller submits
 	// only into their own tenant, and a caller without one into none.
 	if spec.Tenant == "" {

@@ -7,13 +7,6 @@ import (
 	"time"
 )
 
-// HealthJSON is /health's body.
-type HealthJSON struct {
-	Status  string `json:"status"`
-	Store   string `json:"store"`
-	Version string `json:"version"`
-}
-
 // health pings the store: 200 "ok", or 503 "degraded" with the reason so
 // load balancers take the server out while its database is unreachable.
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
