@@ -101,21 +101,6 @@ func Retry(ctx context.Context, st controlplane.WorkflowStore, id int64, from, a
 	if err != nil {
 		return nil, err
 	}
-	reset := make([]bool, len(c.Spec.Steps)) // whole spec steps to start over
-	if from != "" {
-		i, ok := c.index[from]
-		if !ok {
-			return nil, controlplane.Invalidf("retry from unknown step %q", from)
-		}
-		reset[i] = true
-		for _, j := range c.order { // descendants follow their dependencies in order
-			for _, d := range c.deps[j] {
-				if reset[d] {
-					reset[j] = true
-				}
-			}
-		}
-	}
 	byName := map[string]*controlplane.WorkflowStep{}
 	for _, r := range rows {
 		byName[r.Name] = r
@@ -123,9 +108,31 @@ func Retry(ctx context.Context, st controlplane.WorkflowStore, id int64, from, a
 			return nil, fmt.Errorf("%w: step %s is still stopping; retry when it ended", controlplane.ErrConflict, r.Name)
 		}
 	}
+	// own: a step with an instance that did not succeed; reset: whole steps
+	// to start over — the from step and everything after a step that runs
+	// again (their inputs change), and gangs with a member to rerun.
+	own := make([]bool, len(c.Spec.Steps))
 	for _, in := range c.Instances {
-		if r := byName[in.Name]; r != nil && r.State != controlplane.StepSucceeded && c.Spec.Steps[in.Step].Gang {
-			reset[in.Step] = true
+		if r := byName[in.Name]; r != nil && r.State != controlplane.StepSucceeded {
+			own[in.Step] = true
+		}
+	}
+	reset := make([]bool, len(c.Spec.Steps))
+	if from != "" {
+		i, ok := c.index[from]
+		if !ok {
+			return nil, controlplane.Invalidf("retry from unknown step %q", from)
+		}
+		reset[i] = true
+	}
+	for _, j := range c.order { // dependencies come first
+		for _, d := range c.deps[j] {
+			if own[d] || reset[d] {
+				reset[j] = true
+			}
+		}
+		if own[j] && c.Spec.Steps[j].Gang {
+			reset[j] = true
 		}
 	}
 	u := controlplane.WorkflowUpdate{WorkflowID: id, From: w.State, To: controlplane.WorkflowRunning, Retry: true, Actor: actor,

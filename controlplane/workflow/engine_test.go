@@ -348,7 +348,8 @@ func TestRetryFromFailedStep(t *testing.T) {
 	require.Equal(t, 1, got.Generation)
 	st := h.states(w.ID)
 	require.Equal(t, map[string]controlplane.StepState{"preprocess": "succeeded", "train[0]": "succeeded",
-		"train[1]": "pending", "evaluate": "pending", "notify": "succeeded"}, st, "only what did not succeed")
+		"train[1]": "pending", "evaluate": "pending", "notify": "pending"}, st,
+		"what did not succeed, and what follows a step that runs again")
 	h.tick()
 	nw := h.steps(w.ID)
 	require.Equal(t, controlplane.StepRunning, nw["train[1]"].State)
@@ -361,8 +362,10 @@ func TestRetryFromFailedStep(t *testing.T) {
 	h.tick()
 	h.finish(w.ID, "evaluate", controlplane.TaskSucceeded, 0)
 	h.tick()
-	// notify had succeeded in the first run and is not downstream of a reset step
+	h.finish(w.ID, "notify", controlplane.TaskSucceeded, 0)
+	h.tick()
 	require.Equal(t, controlplane.WorkflowSucceeded, h.wf(w.ID).State)
+	require.Equal(t, 7, h.taskCount(), "train[1], evaluate and notify ran again; the rest once")
 
 	// from: that step and everything after it run again.
 	_, err = workflow.Retry(t.Context(), h.db, w.ID, "train", "alice")
