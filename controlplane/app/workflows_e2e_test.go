@@ -199,3 +199,44 @@ func TestWorkflowEndToEnd(t *testing.T) {
 	require.Zero(t, st["evaluate"].TaskID, "evaluation never ran")
 	require.Equal(t, controlplane.StepSucceeded, st["notify"].State)
 }
+
+// TestWorkflowSurvivesRestart stops the server mid-workflow and starts it
+// again on the same data dir: the workflow, its released step and that
+// step's one task are all there, nothing is released twice, and the engine
+// of the new server carries on (a cancel stops the step's task).
+func TestWorkflowSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	admin := s.adminToken()
+	var w httpapi.WorkflowDetailJSON
+	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/workflows", admin, map[string]any{"document": `
+name: restart
+steps:
+  - {name: a, task: {command: [sleep, "1"]}}
+  - {name: b, depends: [a], task: {command: ["true"]}}
+`}, &w)
+	waitUntil(t, "step a released", 20*time.Second, func() bool {
+		s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/workflows/%d", w.ID), admin, nil, &w)
+		return w.Steps[0].TaskID != 0
+	})
+	taskA := w.Steps[0].TaskID
+	s.stop()
+
+	s = startServer(t, dir)
+	admin = s.adminToken()
+	time.Sleep(2 * time.Second) // the new engine takes the lease and ticks
+	s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/workflows/%d", w.ID), admin, nil, &w)
+	require.Equal(t, controlplane.WorkflowRunning, w.State)
+	require.Equal(t, taskA, w.Steps[0].TaskID, "the same task")
+	require.Equal(t, controlplane.StepPending, w.Steps[1].State)
+	var tasks httpapi.List[httpapi.TaskJSON]
+	s.ok(http.StatusOK, http.MethodGet, "/api/v1/tasks?label=heteroflow.workflow="+fmt.Sprint(w.ID), admin, nil, &tasks)
+	require.Equal(t, 1, tasks.Total, "nothing released twice")
+
+	s.ok(http.StatusOK, http.MethodPost, fmt.Sprintf("/api/v1/workflows/%d/cancel", w.ID), admin, nil, &w)
+	waitUntil(t, "the step's task cancelled by the new engine", 20*time.Second, func() bool {
+		s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/workflows/%d", w.ID), admin, nil, &w)
+		return w.Steps[0].State == controlplane.StepCancelled
+	})
+	require.Equal(t, controlplane.TaskCancelled, w.Steps[0].TaskState)
+}
