@@ -1,13 +1,16 @@
 // English strings. Keys mirror zh.ts, which is the default language.
 import nodesEn from './nodes.en';
+import workflowsEn from './workflows.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
+  ...workflowsEn, // wf, wfState: Workflows page
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',
     nodes: 'Nodes',
     monitoring: 'Node monitoring',
     tasks: 'Tasks',
+    workflows: 'Workflows',
     slices: 'GPU slices',
     alerts: 'Alerts',
     plugins: 'Plugins',

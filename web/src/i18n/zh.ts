@@ -1,15 +1,18 @@
 // 简体中文 (default language). Same keys as en.ts; the type keeps them in step.
 import type { Messages } from './en';
 import nodesZh from './nodes.zh';
+import workflowsZh from './workflows.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
+  ...workflowsZh, // wf, wfState: Workflows page
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',
     nodes: '节点管理',
     monitoring: '节点监控',
     tasks: '任务管理',
+    workflows: '工作流',
     slices: 'GPU 分片',
     alerts: '告警管理',
     plugins: '插件管理',

@@ -17,6 +17,7 @@ import {
   TeamOutlined,
   CloudServerOutlined,
   AreaChartOutlined,
+  ApartmentOutlined,
 } from '@ant-design/icons';
 import type { Role } from '../api/types';
 import type { Messages } from '../i18n/en';
@@ -41,6 +42,7 @@ export const NAV: NavItem[] = [
   { key: 'nodes', path: '/nodes', icon: <CloudServerOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/nodes/NodesPage')) },
   { key: 'monitoring', path: '/monitoring', icon: <AreaChartOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/nodes/MonitoringPage')) },
   { key: 'tasks', path: '/tasks', icon: <ProfileOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tasks/TasksPage')), subPaths: ['/tasks/:id'] },
+  { key: 'workflows', path: '/workflows', icon: <ApartmentOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/workflows/WorkflowsPage')), subPaths: ['/workflows/:id'] },
   { key: 'slices', path: '/slices', icon: <PartitionOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/slices/SlicesPage')) },
   { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, minRole: 'viewer' },
   { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, minRole: 'operator', page: lazy(() => import('../pages/plugins/PluginsPage')) },
