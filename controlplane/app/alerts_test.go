@@ -18,11 +18,18 @@ import (
 // server's metrics store (what the node's agent pushes).
 func (s *testServer) push(host string, util float64, at time.Time) {
 	s.t.Helper()
+	require.NoError(s.t, s.tryPush(host, util, at))
+}
+
+// tryPush is push for background writers (no FailNow off the test goroutine).
+func (s *testServer) tryPush(host string, util float64, at time.Time) error {
 	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
 	ls := labels.FromStrings("__name__", "hw_gpu_utilization_ratio", "host_name", host, "hw_index", "0", "hw_vendor", "nvidia")
-	_, err := app.Append(0, ls, 0, at.UnixMilli(), util, nil, nil, storage.AOptions{})
-	require.NoError(s.t, err)
-	require.NoError(s.t, app.Commit())
+	if _, err := app.Append(0, ls, 0, at.UnixMilli(), util, nil, nil, storage.AOptions{}); err != nil {
+		_ = app.Rollback()
+		return err
+	}
+	return app.Commit()
 }
 
 type ruleOut struct {

@@ -35,7 +35,16 @@ type testServer struct {
 // and shuts it down when the test ends, unless the test did already.
 func startServer(t testing.TB, dir string) *testServer {
 	t.Helper()
+	return startServerWith(t, dir, nil)
+}
+
+// startServerWith is startServer with a configuration change.
+func startServerWith(t testing.TB, dir string, mod func(*server.Config)) *testServer {
+	t.Helper()
 	cfg := server.Defaults()
+	if mod != nil {
+		mod(&cfg)
+	}
 	cfg.APIAddr, cfg.ConsoleAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.DataDir = dir
 	// Every role logs in once per walked route (login, refresh): keep the
