@@ -33,6 +33,7 @@ type Agent struct {
 	tasks   map[string]*task // key task/attempt
 	handled map[int64]bool   // assignment ids already acted on
 	started time.Time
+	self    *selfMetrics // the agent's own series, pushed after each heartbeat
 }
 
 type task struct {
@@ -40,6 +41,7 @@ type task struct {
 	h       *runner.Handle
 	shipMu  sync.Mutex
 	shipped map[string]int64 // stream → next offset to ship
+	trace   string           // traceparent of the agent's start span ("" when tracing is off)
 }
 
 func key(id int64, attempt int) string { return fmt.Sprintf("%d/%d", id, attempt) }
@@ -66,6 +68,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer a.out.Close()
+	a.self = newSelfMetrics(a)
 	if a.st, err = state.Open(filepath.Join(cfg.DataDir, "state.json")); err != nil {
 		return err
 	}
@@ -230,7 +233,7 @@ func (a *Agent) running() []protocol.RunningTask {
 	out := []protocol.RunningTask{}
 	for _, t := range a.tasks {
 		out = append(out, protocol.RunningTask{TaskID: t.spec.TaskID, Attempt: t.spec.Attempt, PID: t.h.PID(),
-			StartedAt: t.h.StartedAt()})
+			StartedAt: t.h.StartedAt(), TraceParent: t.trace})
 	}
 	return out
 }
@@ -240,6 +243,7 @@ func (a *Agent) running() []protocol.RunningTask {
 func (a *Agent) heartbeatLoop(ctx context.Context) {
 	for n := 0; ; n++ {
 		a.heartbeat(ctx, n%a.cfg.InventoryEvery == 0 && n > 0)
+		a.pushSelfMetrics(ctx)
 		a.mu.Lock()
 		period := a.cfg.Heartbeat
 		a.mu.Unlock()
@@ -264,12 +268,14 @@ func (a *Agent) heartbeat(ctx context.Context, refresh bool) {
 	}
 	var resp protocol.HeartbeatResponse
 	if err := a.cl.do(ctx, "POST", "/api/v1/agents/heartbeat", hb, &resp); err != nil {
+		a.self.inc("heteroflow_agent_heartbeats_sent_total", "result", "failed")
 		if ctx.Err() == nil {
 			a.cfg.Logger.Warn("heartbeat failed", "err", err)
 		}
 		return
 	}
 	a.sentAt = sh
+	a.self.inc("heteroflow_agent_heartbeats_sent_total", "result", "ok")
 	// Stop what the ledger no longer expects here (cancelled or moved while
 	// this agent was cut off).
 	want := map[string]bool{}

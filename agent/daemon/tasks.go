@@ -5,6 +5,11 @@ import (
 	"errors"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/heteroflow/heteroflow/agent/outbox"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/runner"
@@ -83,8 +88,14 @@ func (a *Agent) appendStatus(u protocol.StatusUpdate) {
 // outbox before anything else, so a crash right after cannot lose it.
 func (a *Agent) start(ctx context.Context, assignmentID int64, spec protocol.TaskSpec) {
 	log := a.cfg.Logger.With("task", spec.TaskID, "attempt", spec.Attempt)
+	// The start continues the server's trace of the task (its bind span).
+	sctx, span := otel.Tracer("github.com/heteroflow/heteroflow/agent").Start(protocol.WithTraceParent(ctx, spec.TraceParent),
+		"agent.task.start", trace.WithAttributes(attribute.Int64("task.id", spec.TaskID), attribute.Int("task.attempt", spec.Attempt)))
+	defer span.End()
 	h, err := a.run.Start(ctx, spec)
 	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+		a.self.inc("heteroflow_agent_task_starts_total", "result", "failed")
 		log.Warn("task did not start", "err", err)
 		a.appendStatus(protocol.StatusUpdate{TaskID: spec.TaskID, Attempt: spec.Attempt, Phase: protocol.PhaseFailed,
 			Reason: "start: " + err.Error()})
@@ -95,11 +106,12 @@ func (a *Agent) start(ctx context.Context, assignmentID int64, spec protocol.Tas
 	if err := a.st.Put(rec); err != nil {
 		log.Error("record running task", "err", err)
 	}
-	t := &task{spec: h.Spec(), h: h, shipped: map[string]int64{}}
+	t := &task{spec: h.Spec(), h: h, shipped: map[string]int64{}, trace: protocol.TraceParent(sctx)}
 	a.mu.Lock()
 	a.tasks[key(spec.TaskID, spec.Attempt)] = t
 	a.mu.Unlock()
 	a.appendStatus(protocol.StatusUpdate{TaskID: spec.TaskID, Attempt: spec.Attempt, Phase: protocol.PhaseStarted})
+	a.self.inc("heteroflow_agent_task_starts_total", "result", "ok")
 	a.simulateLoad()
 	go a.watch(ctx, t)
 }
@@ -134,6 +146,7 @@ func (a *Agent) watch(ctx context.Context, t *task) {
 	}
 	a.appendStatus(protocol.StatusUpdate{TaskID: t.spec.TaskID, Attempt: t.spec.Attempt, Phase: res.Phase,
 		ExitCode: res.ExitCode, Reason: res.Reason, Outputs: outs})
+	a.self.inc("heteroflow_agent_tasks_finished_total", "phase", res.Phase)
 	a.mu.Lock()
 	delete(a.tasks, key(t.spec.TaskID, t.spec.Attempt))
 	a.mu.Unlock()

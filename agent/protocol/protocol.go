@@ -57,6 +57,9 @@ type TaskSpec struct {
 	QoS            string            `json:"qos,omitempty"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty"`
 	Devices        []DeviceSlice     `json:"devices,omitempty"`
+	// TraceParent continues the server's trace of this task (W3C
+	// traceparent of its bind span); empty when tracing is off.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // Assignment kinds delivered on the long-poll channel.
@@ -140,6 +143,10 @@ type RunningTask struct {
 	Attempt   int       `json:"attempt"`
 	PID       int       `json:"pid"`
 	StartedAt time.Time `json:"started_at"`
+	// TraceParent is the agent's start span of the task (W3C traceparent),
+	// so the server's span of the first heartbeat reporting it joins the
+	// task's trace; empty when tracing is off.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // HeartbeatResponse tells the agent what the server expects it to run, so

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/agent/runner"
+	"github.com/heteroflow/heteroflow/controlplane/tracing"
 	"github.com/heteroflow/heteroflow/receivers/fakesmi"
 )
 
@@ -80,6 +81,11 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 			cfg.Version = version
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			stopTracing, err := tracing.StartOTLP(ctx, "heteroflow-agent", version)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = stopTracing(context.Background()) }()
 			return daemon.Run(ctx, cfg)
 		},
 	}

@@ -1,6 +1,7 @@
 package agentapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,9 +9,13 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/tracing"
 )
 
 func (s *Service) heartbeat(w http.ResponseWriter, r *http.Request, node string) {
@@ -45,6 +50,7 @@ func (s *Service) heartbeat(w http.ResponseWriter, r *http.Request, node string)
 	// on this node. The agent stops the others (never runs a task twice).
 	resp := protocol.HeartbeatResponse{NodeID: node, State: string(n.State), Expected: []protocol.RunningTask{}}
 	for _, rt := range hb.Running {
+		traceFirstReport(r.Context(), node, rt)
 		t, err := s.store.GetTask(r.Context(), rt.TaskID)
 		if err != nil && !errors.Is(err, controlplane.ErrNotFound) {
 			httpapi.WriteError(w, r, s.log, err)
@@ -56,6 +62,18 @@ func (s *Service) heartbeat(w http.ResponseWriter, r *http.Request, node string)
 		}
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// traceFirstReport ends a task's trace (request → cycle → bind → agent
+// start) with a span for the first heartbeat that reports it running.
+func traceFirstReport(ctx context.Context, node string, rt protocol.RunningTask) {
+	ctx, first := tracing.Tasks.Take(ctx, rt.TaskID)
+	if !first {
+		return
+	}
+	_, span := tracing.Tracer().Start(protocol.WithTraceParent(ctx, rt.TraceParent), "agentapi.heartbeat",
+		trace.WithAttributes(attribute.Int64("task.id", rt.TaskID), attribute.String("node", node)))
+	span.End()
 }
 
 // parseWait reads ?wait= as a Go duration ("30s") or seconds ("30").

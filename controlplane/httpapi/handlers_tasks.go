@@ -13,6 +13,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
+	"github.com/heteroflow/heteroflow/controlplane/tracing"
 )
 
 type createTaskIn struct {
@@ -78,6 +79,7 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON]
 	if err := a.store.CreateTask(ctx, t); err != nil {
 		return nil, fmt.Errorf("create task: %w", err)
 	}
+	tracing.Tasks.Remember(ctx, t.ID) // its scheduling cycle continues this request's trace
 	SetAudit(ctx, "task.create", taskTarget(t.ID))
 	return &Body[TaskJSON]{Body: taskJSONFor(p, t)}, nil
 }

@@ -8,8 +8,13 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/tracing"
 	"github.com/heteroflow/heteroflow/scheduler/framework"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 	"github.com/heteroflow/heteroflow/scheduler/plugins"
@@ -76,6 +81,10 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) e
 		return s.failLocked(ctx, t, nil, "not schedulable: "+err.Error())
 	}
 	s.cur = t
+	// The cycle continues the trace of the request that submitted the task.
+	ctx, span := tracing.Tracer().Start(tracing.Tasks.Continue(ctx, t.ID), "scheduling.cycle",
+		trace.WithAttributes(attribute.Int64("task.id", t.ID)))
+	defer span.End()
 	began := time.Now()
 	res, err := s.fw.Schedule(ctx, req, framework.ScheduleOptions{Diagnose: true})
 	took := time.Since(began).Seconds()
@@ -83,15 +92,19 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) e
 	switch {
 	case errors.Is(err, framework.ErrUnschedulable):
 		s.m.cycle.WithLabelValues("unschedulable").Observe(took)
+		span.SetAttributes(attribute.String("scheduling.result", "unschedulable"))
 		return s.unschedulableLocked(ctx, t, req, res)
 	case err != nil:
 		s.m.cycle.WithLabelValues("error").Observe(took)
+		span.SetStatus(codes.Error, err.Error())
 		s.log.Warn("scheduling cycle failed", "task", t.ID, "err", err)
 		s.backoffLocked(t.ID)
 		return nil
 	}
 	s.m.cycle.WithLabelValues("placed").Observe(took)
 	s.m.attempts.WithLabelValues("placed").Inc()
+	span.SetAttributes(attribute.String("scheduling.result", "placed"), attribute.String("node", res.Placement.Node))
+	tracing.Tasks.Remember(ctx, t.ID) // a gang member binds later, from this cycle
 	pd := &pending{task: t, placement: res.Placement, vendors: s.vendorsOf(res.Placement)}
 	if res.Waiting {
 		s.waiting[req.Gang] = append(s.waiting[req.Gang], pd)
@@ -143,11 +156,23 @@ func (s *Service) vendorsOf(p *model.Placement) []string {
 // transaction; on failure it takes them back out of the cluster.
 func (s *Service) bindLocked(ctx context.Context, group []*pending) error {
 	bs := make([]controlplane.Binding, 0, len(group))
+	spans := make([]trace.Span, 0, len(group))
+	defer func() {
+		for _, sp := range spans {
+			sp.End()
+		}
+	}()
 	for _, pd := range group {
-		b, err := s.binding(pd)
+		// One bind span per task, in that task's trace; the agent continues
+		// it from the assignment.
+		bctx, span := tracing.Tracer().Start(tracing.Tasks.Continue(ctx, pd.task.ID), "scheduling.bind",
+			trace.WithAttributes(attribute.Int64("task.id", pd.task.ID), attribute.String("node", pd.placement.Node)))
+		spans = append(spans, span)
+		b, err := s.binding(bctx, pd)
 		if err != nil {
 			return err
 		}
+		tracing.Tasks.Remember(bctx, pd.task.ID) // the first heartbeat reporting it continues here
 		bs = append(bs, b)
 	}
 	if _, err := s.store.BindTasks(ctx, bs); err != nil {
@@ -181,7 +206,7 @@ func (s *Service) bindLocked(ctx context.Context, group []*pending) error {
 
 // binding turns a placement into ledger rows, the agent's run assignment
 // and the queued → scheduled transition.
-func (s *Service) binding(pd *pending) (controlplane.Binding, error) {
+func (s *Service) binding(ctx context.Context, pd *pending) (controlplane.Binding, error) {
 	t, p := pd.task, pd.placement
 	ni, err := s.snap.cl.Node(p.Node)
 	if err != nil {
@@ -208,7 +233,7 @@ func (s *Service) binding(pd *pending) (controlplane.Binding, error) {
 	rows[0].CPUMilli, rows[0].HostMemoryMiB = p.CPUMilli, p.MemMiB
 	spec := protocol.TaskSpec{TaskID: t.ID, Attempt: t.Attempt, Name: t.Spec.Name, Command: t.Spec.Command,
 		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, SecretEnv: t.Spec.SecretEnv, QoS: string(t.Spec.QoS),
-		TimeoutSeconds: t.Spec.TimeoutSeconds, Devices: devs}
+		TimeoutSeconds: t.Spec.TimeoutSeconds, Devices: devs, TraceParent: protocol.TraceParent(ctx)}
 	payload, err := json.Marshal(spec)
 	if err != nil {
 		return controlplane.Binding{}, err

@@ -22,6 +22,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore/query"
 	"github.com/heteroflow/heteroflow/controlplane/pki"
+	"github.com/heteroflow/heteroflow/controlplane/tracing"
 	"github.com/heteroflow/heteroflow/web"
 )
 
@@ -177,7 +178,7 @@ func (s *Server) Start() error {
 	if s.apiLn, err = s.listen(s.cfg.APIAddr); err != nil {
 		return fmt.Errorf("listen api %s: %w", s.cfg.APIAddr, err)
 	}
-	s.apiSrv = newHTTPServer(s.api, s.log)
+	s.apiSrv = newHTTPServer(tracing.Handler(s.api), s.log)
 	go s.serve(s.apiSrv, s.apiLn, "api")
 	if s.cfg.ConsoleAddr != "" {
 		if s.consoleLn, err = s.listen(s.cfg.ConsoleAddr); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane/app"
 	"github.com/heteroflow/heteroflow/controlplane/server"
+	"github.com/heteroflow/heteroflow/controlplane/tracing"
 )
 
 // New returns the server command; opts (app.WithPlugin, …) customise the
@@ -51,6 +52,11 @@ func New(version string, opts ...app.Option) *cobra.Command {
 			log := NewLogger(cfg)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			stopTracing, err := tracing.StartOTLP(ctx, "heteroflow-server", version)
+			if err != nil {
+				return err
+			}
+			defer func() { _ = stopTracing(context.Background()) }()
 			return app.Run(ctx, cfg, server.Options{Logger: log, Stderr: cmd.ErrOrStderr(), Version: version}, opts...)
 		},
 	}
