@@ -24,5 +24,20 @@ func agentsBoard() *dashboard.DashboardBuilder {
 		WithPanel(graph("Status reports", "Task status entries from agent outboxes per second (applied, duplicate). / 任务状态上报速率。", unitOps, half,
 			q(`sum by (outcome) (rate(heteroflow_agent_status_updates_total{`+srvSel+`}[$__rate_interval]))`, "{{outcome}}")).Min(0)).
 		WithPanel(graph("Devices reported by node", "Devices each node's collector reports, by vendor. / 各节点上报设备数。", unitNone, full,
-			q(`count by (host_name, hw_vendor) (hw_gpu_utilization_ratio{`+gpuSel+`})`, "{{host_name}} {{hw_vendor}}")).Min(0))
+			q(`count by (host_name, hw_vendor) (hw_gpu_utilization_ratio{`+gpuSel+`})`, "{{host_name}} {{hw_vendor}}")).Min(0)).
+		// The agents' own series (VictoriaMetrics/metrics in the agent,
+		// pushed with each heartbeat as job="heteroflow-agent").
+		WithRow(dashboard.NewRowBuilder("Agent processes / 代理进程")).
+		WithPanel(graph("Heartbeats sent", "Heartbeats each agent sent per second, ok or failed. / 各代理发送心跳速率。", unitOps, third,
+			q(`sum by (node, result) (rate(heteroflow_agent_heartbeats_sent_total{`+agentSel+`}[$__rate_interval]))`, "{{node}} {{result}}")).Min(0)).
+		WithPanel(graph("Tasks running", "Tasks each agent runs now. / 各代理运行中的任务。", unitNone, third,
+			q(`sum by (node) (heteroflow_agent_tasks_running{`+agentSel+`})`, "{{node}}")).Min(0)).
+		WithPanel(graph("Outbox backlog", "Task status updates waiting to reach the server. / 待上报的任务状态。", unitNone, third,
+			q(`sum by (node) (heteroflow_agent_outbox_pending{`+agentSel+`})`, "{{node}}")).Min(0)).
+		WithPanel(graph("Tasks ended on the agents", "Tasks ending per second by phase, as the agents saw them. / 代理侧任务结束速率。", unitOps, third,
+			q(`sum by (phase) (rate(heteroflow_agent_tasks_finished_total{`+agentSel+`}[$__rate_interval]))`, "{{phase}}")).Min(0)).
+		WithPanel(graph("Agent memory", "Resident memory of each agent process. / 代理进程内存。", unitBytes, third,
+			q(`max by (node) (process_resident_memory_bytes{`+agentSel+`})`, "{{node}}")).Min(0)).
+		WithPanel(graph("Agent CPU", "CPU seconds per second each agent process uses. / 代理进程 CPU。", unitNone, third,
+			q(`sum by (node) (rate(process_cpu_seconds_total{`+agentSel+`}[$__rate_interval]))`, "{{node}}")).Min(0))
 }

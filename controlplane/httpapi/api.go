@@ -42,6 +42,8 @@ type Options struct {
 	// AllowRegistration is the self-registration default while no admin
 	// has changed the stored setting.
 	AllowRegistration bool
+	// GrafanaURL is served to the console by GET /api/v1/settings/links.
+	GrafanaURL string
 	// RequireAgentCert refuses agent API keys presented without a verified
 	// client certificate (tls.require_agent_cert).
 	RequireAgentCert bool
@@ -131,6 +133,7 @@ func New(o Options) (*API, error) {
 	a.registerAuth()
 	a.registerUsers()
 	a.registerSettings()
+	a.registerLinks()
 	a.registerAPIKeys()
 	a.registerTasks()
 	a.registerAudit()

@@ -72,6 +72,7 @@ var matrix = map[string]matrixCase{
 	}},
 	"GET /api/v1/settings/registration": {allowed: adminOnly, req: fixed("/api/v1/settings/registration", nil)},
 	"PUT /api/v1/settings/registration": {allowed: adminOnly, req: fixed("/api/v1/settings/registration", map[string]bool{"enabled": true})},
+	"GET /api/v1/settings/links":        {allowed: []controlplane.Role{"admin", "operator", "user", "viewer"}, req: fixed("/api/v1/settings/links", nil)},
 	"GET /api/v1/apikeys":               {allowed: operatorUp, req: fixed("/api/v1/apikeys", nil)},
 	"POST /api/v1/apikeys":              {allowed: operatorUp, req: fixed("/api/v1/apikeys", map[string]string{"name": "k", "role": "viewer"})},
 	"DELETE /api/v1/apikeys/{id}": {allowed: operatorUp, req: func(e *env, r controlplane.Role) (string, any) {

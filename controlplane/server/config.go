@@ -53,6 +53,10 @@ type Config struct {
 	TLS TLSConfig `yaml:"tls"`
 	// Alerts configures the alert engine.
 	Alerts AlertsConfig `yaml:"alerts"`
+
+	// GrafanaURL is the Grafana serving the dashboards/ dashboards; when
+	// set, the console links to it. Empty: no link.
+	GrafanaURL string `yaml:"grafana_url"`
 }
 
 // AlertsConfig tunes the alert engine (it runs on the scheduler leader).
@@ -156,6 +160,11 @@ func (c Config) Validate() error {
 		}
 	}
 	checkAddr("api_addr", c.APIAddr, false)
+	if c.GrafanaURL != "" {
+		if u, err := url.Parse(c.GrafanaURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("grafana_url %q must be an http(s):// URL", c.GrafanaURL)
+		}
+	}
 	checkAddr("console_addr", c.ConsoleAddr, true)
 	checkAddr("metrics_addr", c.MetricsAddr, true)
 	if c.ExternalURL != "" {
@@ -293,6 +302,7 @@ const (
 	EnvLogLevel          = "HETEROFLOW_LOG_LEVEL"
 	EnvLogFormat         = "HETEROFLOW_LOG_FORMAT"
 	EnvAdminPassword     = "HETEROFLOW_ADMIN_PASSWORD"
+	EnvGrafanaURL        = "HETEROFLOW_GRAFANA_URL"
 )
 
 func applyEnv(c *Config, getenv func(string) string) error {
@@ -309,6 +319,7 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	set(EnvDataDir, &c.DataDir)
 	set(EnvLogLevel, &c.LogLevel)
 	set(EnvLogFormat, &c.LogFormat)
+	set(EnvGrafanaURL, &c.GrafanaURL)
 	if v := getenv(EnvCORSOrigins); v != "" {
 		c.CORSOrigins = nil
 		for _, o := range strings.Split(v, ",") {

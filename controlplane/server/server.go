@@ -121,7 +121,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.api, err = httpapi.New(httpapi.Options{Store: s.store, Auth: svc, Auditor: s.auditor, Logger: s.log, Registry: reg,
 		CORSOrigins: s.cfg.CORSOrigins, MaxBodyBytes: s.cfg.MaxBodyBytes, Version: o.Version,
-		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert})
+		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert, GrafanaURL: s.cfg.GrafanaURL})
 	if err != nil {
 		return err
 	}

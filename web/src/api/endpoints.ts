@@ -37,6 +37,11 @@ export const users = {
   setRegistration: (enabled: boolean) => api.put<{ enabled: boolean }>('/api/v1/settings/registration', { enabled }),
 };
 
+// External tools the server is configured to link to (grafana_url: "" = none).
+export const links = {
+  get: () => api.get<{ grafana_url: string }>('/api/v1/settings/links'),
+};
+
 export interface TaskFilter extends PageQuery {
   state?: string; // comma-separated states
   label?: string; // k=v

@@ -21,6 +21,7 @@ const en = {
     comingSoon: 'Coming soon',
   },
   common: {
+    grafana: 'Grafana dashboards',
     search: 'Search',
     reset: 'Reset',
     refresh: 'Refresh',

@@ -23,6 +23,7 @@ const zh: Messages = {
     comingSoon: '即将推出',
   },
   common: {
+    grafana: 'Grafana 仪表盘',
     search: '查询',
     reset: '重置',
     refresh: '刷新',

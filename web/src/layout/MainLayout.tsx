@@ -4,9 +4,10 @@ import { useState } from 'react';
 import { Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { Button, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
-import { LogoutOutlined, UserOutlined } from '@ant-design/icons';
+import { LineChartOutlined, LogoutOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { links } from '../api/endpoints';
 import { prom } from '../api/prometheus';
 import { logout } from '../api/session';
 import { useAuth } from '../auth/AuthContext';
@@ -32,6 +33,15 @@ export default function MainLayout() {
     staleTime: Infinity,
     meta: { inlineErrors: true },
   });
+  // A Grafana link in the header when the server has grafana_url configured;
+  // the console's own charts stay.
+  const linkQuery = useQuery({
+    queryKey: ['settings', 'links'],
+    queryFn: links.get,
+    staleTime: Infinity,
+    meta: { inlineErrors: true },
+  });
+  const grafanaURL = linkQuery.data?.grafana_url;
   // Only registered pages are listed, and the explorer only where the
   // server's Prometheus-compatible API answers: every entry works.
   const available = (n: (typeof NAV)[number]) => !!n.page && !n.hidden && (n.needs !== 'prometheus' || promProbe.isSuccess);
@@ -69,6 +79,17 @@ export default function MainLayout() {
             {t('app.subtitle')}
           </Typography.Text>
           <Space style={{ marginLeft: 'auto', flex: 'none' }} size="middle" wrap={false}>
+            {grafanaURL && (
+              <Button
+                data-testid="grafana-link"
+                icon={<LineChartOutlined />}
+                href={grafanaURL}
+                target="_blank"
+                rel="noopener noreferrer"
+              >
+                {t('common.grafana')}
+              </Button>
+            )}
             <Select<Lang>
               data-testid="lang-switch"
               aria-label={t('common.language')}
