@@ -12,9 +12,9 @@ func alertsBoard() *dashboard.DashboardBuilder {
 		"Firing and pending alerts from the rule engine, and the device health they are built on. / 规则引擎的告警与设备健康。").
 		WithRow(dashboard.NewRowBuilder("Alerts / 告警")).
 		WithPanel(single("Firing", "Alerts firing now. / 正在触发的告警。", unitNone, third,
-			q(`count(ALERTS{`+alertSel+`, alertstate="firing"})`, "firing")).Thresholds(thresholds(1, 1))).
+			q(`count(ALERTS{`+alertSel+`, alertstate="firing"}) or vector(0)`, "firing")).Thresholds(thresholds(1, 1))).
 		WithPanel(single("Pending", "Alerts whose condition holds but not yet for long enough. / 待触发的告警。", unitNone, third,
-			q(`count(ALERTS{`+alertSel+`, alertstate="pending"})`, "pending"))).
+			q(`count(ALERTS{`+alertSel+`, alertstate="pending"}) or vector(0)`, "pending"))).
 		WithPanel(single("Devices not healthy", "Devices reporting degraded or failed. / 非健康设备数。", unitNone, third,
 			q(`sum(hw_status{`+gpuSel+`, hw_state!="ok"})`, "not ok")).Thresholds(thresholds(1, 1))).
 		WithPanel(graph("Firing by severity", "Firing alerts over time by severity. / 按级别统计的触发告警。", unitNone, half,

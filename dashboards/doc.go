@@ -1,7 +1,7 @@
 // Package dashboards holds HeteroFlow's Grafana dashboards as code, built
 // with the Grafana Foundation SDK (Apache-2.0; Grafana's own AGPL modules
-// are never imported), and the DCGM-exporter-compatible recording rules in
-// rules/.
+// are never imported). The DCGM-exporter-compatible series they can also
+// be read through are recorded by alerts/rules/dcgm.yml.
 //
 // The generated dashboards live in json/ and are committed, so that
 // deploy/grafana provisions them and users can import them into Grafana
