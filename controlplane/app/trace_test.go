@@ -3,12 +3,7 @@
 package app
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"log/slog"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,27 +12,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/controlplane/tracing"
-	"github.com/heteroflow/heteroflow/receivers/fakesmi"
-	"github.com/heteroflow/heteroflow/receivers/smi"
 )
-
-// simNode plays a node's vendor CLIs with fakesmi, in process.
-type simNode struct{ opts fakesmi.Options }
-
-func (f *simNode) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	known := false
-	for _, tool := range fakesmi.ToolsFor(f.opts.Profile.Vendor) {
-		known = known || tool == name
-	}
-	if !known {
-		return nil, fmt.Errorf("%w: %s", smi.ErrToolNotFound, name)
-	}
-	var out bytes.Buffer
-	err := fakesmi.Run(&out, f.opts, name, args)
-	return out.Bytes(), err
-}
 
 // TestTaskTrace: with a tracer provider installed, one task's path is one
 // trace — the submitting API request → its scheduling cycle → the bind →
@@ -50,19 +26,8 @@ func TestTaskTrace(t *testing.T) {
 
 	s := startServer(t, t.TempDir())
 	admin := s.adminToken()
-	_, token := s.bootstrapToken(admin)
-	dir := t.TempDir()
-	sim := &simNode{opts: fakesmi.Options{StatePath: filepath.Join(dir, "fake-state.json"),
-		Profile: &fakesmi.Profile{Vendor: "nvidia", Model: "NVIDIA H100 80GB HBM3", Count: 2, MemoryMiB: 81559}}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{Server: s.base, Token: token, DataDir: filepath.Join(dir, "agent"),
-			Heartbeat: 200 * time.Millisecond, PollWait: time.Second, Grace: time.Second,
-			Logger: slog.New(slog.DiscardHandler), SMI: sim.Run, CLI: sim})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	waitTrace(t, "node online", func() bool {
+	startAgent(t, s, admin, "nvidia", "NVIDIA H100 80GB HBM3")
+	waitUntil(t, "node online", 30*time.Second, func() bool {
 		var nodes struct {
 			Items []struct {
 				State string `json:"state"`
@@ -80,7 +45,7 @@ func TestTaskTrace(t *testing.T) {
 
 	// The first heartbeat span of the task, then its ancestors up to the root.
 	var last sdktrace.ReadOnlySpan
-	waitTrace(t, "the first heartbeat reporting the task", func() bool {
+	waitUntil(t, "the first heartbeat reporting the task", 30*time.Second, func() bool {
 		for _, sp := range rec.Ended() {
 			if sp.Name() == "agentapi.heartbeat" && hasTask(sp, task.ID) {
 				last = sp
@@ -119,15 +84,4 @@ func hasTask(sp sdktrace.ReadOnlySpan, id int64) bool {
 		}
 	}
 	return false
-}
-
-func waitTrace(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
