@@ -14,6 +14,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metering"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
+	"github.com/heteroflow/heteroflow/controlplane/scheduling/schedulingapi"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/controlplane/workflow"
 	"github.com/heteroflow/heteroflow/deploy"
@@ -104,7 +105,7 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	sched.Mount(a.srv.API())
+	schedulingapi.Mount(a.srv.API(), sched, a.srv.Store())
 	a.agents, a.sched = agents, sched
 	if err := a.attachAlerts(log); err != nil {
 		return err

@@ -7,8 +7,8 @@ import (
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
-// move is one proposed relocation of a Bronze slice.
-type move struct {
+// DefragMove is one proposed relocation of a Bronze slice.
+type DefragMove struct {
 	TaskID     int64  `json:"task_id"`
 	FromNode   string `json:"from_node"`
 	FromDevice int    `json:"from_device_index"`
@@ -16,18 +16,18 @@ type move struct {
 	ToDevice   int    `json:"to_device_index"`
 }
 
-// freedDevice is a device the plan empties.
-type freedDevice struct {
-	Node   string `json:"node"`
-	Device int    `json:"device_index"`
-	Moves  []move `json:"moves"`
+// FreedDevice is a device the plan empties.
+type FreedDevice struct {
+	Node   string       `json:"node"`
+	Device int          `json:"device_index"`
+	Moves  []DefragMove `json:"moves"`
 }
 
-// plan is the defragmentation proposal.
-type plan struct {
+// DefragPlan is the defragmentation proposal.
+type DefragPlan struct {
 	ScoreBefore float64       `json:"score_before"`
 	ScoreAfter  float64       `json:"score_after"`
-	Freed       []freedDevice `json:"freed"`
+	Freed       []FreedDevice `json:"freed"`
 }
 
 // planDefrag works on a snapshot of its own (it changes it): greedily, the
@@ -35,8 +35,8 @@ type plan struct {
 // their slices — single-device, restartable Bronze, not a gang member —
 // fits on another partly used device. Moving onto partly used devices only
 // (never onto a free one) is what makes whole devices free.
-func planDefrag(sn *snapshot) plan {
-	out := plan{ScoreBefore: deviceStates(sn).score()}
+func planDefrag(sn *snapshot) DefragPlan {
+	out := DefragPlan{ScoreBefore: deviceStates(sn).score()}
 	type src struct {
 		ni  *model.NodeInfo
 		dev int
@@ -87,8 +87,8 @@ func planDefrag(sn *snapshot) plan {
 }
 
 // tryEmpty moves every task off one device, or leaves the snapshot as it was.
-func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed) (freedDevice, bool) {
-	fd := freedDevice{Node: from.Node.Name, Device: from.Node.Devices[dev].Index}
+func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed) (FreedDevice, bool) {
+	fd := FreedDevice{Node: from.Node.Name, Device: from.Node.Devices[dev].Index}
 	orig := make([]model.Placement, len(tasks))
 	for i, p := range tasks {
 		orig[i], _ = sn.cl.Placement(strconv.FormatInt(p.key.TaskID, 10))
@@ -111,7 +111,7 @@ func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed) (fre
 		}
 		moved = append(moved, np)
 		ti, _ := sn.cl.Node(np.Node)
-		fd.Moves = append(fd.Moves, move{TaskID: tasks[i].key.TaskID, FromNode: o.Node, FromDevice: from.Node.Devices[dev].Index,
+		fd.Moves = append(fd.Moves, DefragMove{TaskID: tasks[i].key.TaskID, FromNode: o.Node, FromDevice: from.Node.Devices[dev].Index,
 			ToNode: np.Node, ToDevice: ti.Node.Devices[np.Slices[0].Device].Index})
 	}
 	return fd, true

@@ -76,8 +76,8 @@ func (s *Service) buildFramework(snap *snapshot, settings []controlplane.PluginS
 	return fw, nil
 }
 
-// pluginState is one plugin as the API shows it.
-type pluginState struct {
+// PluginState is one plugin as the API shows it.
+type PluginState struct {
 	Name     string   `json:"name"`
 	Enabled  bool     `json:"enabled"`
 	Weight   float64  `json:"weight"`

@@ -8,14 +8,14 @@ import (
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
-// usage is what a tenant/project holds, in the units quotas count.
-type usage struct {
+// Usage is what a tenant/project holds, in the units quotas count.
+type Usage struct {
 	Devices        int64 `json:"devices"`
 	MemoryMiB      int64 `json:"memory_mib"`
 	ComputePercent int64 `json:"compute_percent"`
 }
 
-func (u *usage) addSlice(s model.Slice) {
+func (u *Usage) addSlice(s model.Slice) {
 	u.Devices++
 	u.MemoryMiB += s.MemoryMiB
 	u.ComputePercent += int64(s.ComputeMilli) / 10
@@ -29,8 +29,8 @@ func quotaScope(q *controlplane.Quota, tenant, project, vendor string) bool {
 
 // usageFor sums the placements (bound, draining and gang-assumed) that q
 // bounds.
-func (s *Service) usageForLocked(q *controlplane.Quota) usage {
-	var u usage
+func (s *Service) usageForLocked(q *controlplane.Quota) Usage {
+	var u Usage
 	add := func(tenant, project string, vendors []string, slices []model.Slice) {
 		if tenant != q.Tenant || (q.Project != "" && project != q.Project) {
 			return
@@ -56,9 +56,9 @@ func (s *Service) usageForLocked(q *controlplane.Quota) usage {
 
 // demand is what a request adds if placed (gold without a partition takes
 // whole devices: counted as asked, the ledger corrects it once placed).
-func demand(spec *controlplane.TaskSpec) usage {
+func demand(spec *controlplane.TaskSpec) Usage {
 	n := int64(spec.DeviceCount)
-	return usage{Devices: n, MemoryMiB: n * int64(spec.MemoryMiB), ComputePercent: n * int64(spec.ComputePercent)}
+	return Usage{Devices: n, MemoryMiB: n * int64(spec.MemoryMiB), ComputePercent: n * int64(spec.ComputePercent)}
 }
 
 // quotaCheck returns the first quota the task would break on vendor ("" =
