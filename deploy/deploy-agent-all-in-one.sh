@@ -90,7 +90,17 @@ step "Config and service / 配置与服务注册"
 CONF_DIR="$PREFIX/etc/heteroflow"
 DATA_DIR="$PREFIX/var/lib/heteroflow-agent"
 mkdir -p "$CONF_DIR" "$DATA_DIR" || fail "cannot create $CONF_DIR or $DATA_DIR"
-chmod 0700 "$DATA_DIR"
+# Traversable, not listable: tasks reach their own DATA_DIR/work/<task> only.
+chmod 0711 "$DATA_DIR"
+# Tasks run as a dedicated unprivileged account (the agent's default
+# without one is nobody); never as root.
+RUN_AS=""
+if [ -z "$PREFIX" ] && [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1; then
+  id heteroflow-task >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin heteroflow-task \
+    || fail "cannot create the task account heteroflow-task / 无法创建任务账户"
+  RUN_AS=heteroflow-task
+  ok "tasks run as heteroflow-task / 任务以 heteroflow-task 账户运行"
+fi
 ENV_FILE="$CONF_DIR/agent.env"
 if [ -f "$DATA_DIR/credentials.json" ]; then
   ok "already enrolled ($DATA_DIR/credentials.json): the bootstrap token is not needed / 已注册"
@@ -105,6 +115,7 @@ HETEROFLOW_TOKEN=$TOKEN
 HETEROFLOW_AGENT_DATA_DIR=$DATA_DIR
 HETEROFLOW_CA_FILE=$CA_FILE
 HETEROFLOW_SERVER_FINGERPRINT=$FINGERPRINT
+HETEROFLOW_RUN_AS=$RUN_AS
 ENV
 ok "wrote $ENV_FILE"
 if [ "$USE_SYSTEMD" = auto ]; then

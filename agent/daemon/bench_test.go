@@ -26,7 +26,7 @@ import (
 // setup, fork/exec and the shell's start.
 func BenchmarkSubmitToStart(b *testing.B) {
 	t := &testing.T{}
-	dir := b.TempDir()
+	dir := traversable(b, b.TempDir())
 	s := startStack(t, filepath.Join(dir, "hf.db"), "127.0.0.1:0")
 	defer s.kill()
 	var tok struct{ Token string }

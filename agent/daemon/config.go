@@ -48,6 +48,16 @@ type Config struct {
 	// returned by the agent-logs management command.
 	AgentLog    *runner.LogFile
 	AgentLogDir string
+	// Task sandbox (agent/runner): RunAs is the node's account for tasks
+	// (default: nobody when the agent runs as root, else the agent's own),
+	// Accounts maps "user:NAME"/"tenant:NAME" to local accounts, AllowRootTasks
+	// permits uid 0, TaskPassEnv names agent variables tasks receive, and
+	// ContainerRuntime picks docker/podman/nerdctl ("" detects, "none" never).
+	RunAs            string
+	Accounts         map[string]string
+	AllowRootTasks   bool
+	TaskPassEnv      []string
+	ContainerRuntime string
 	// SMI runs vendor CLIs for inventory; CLI runs them for isolation.
 	SMI smi.Runner
 	CLI runner.Commander
@@ -96,6 +106,14 @@ func (c Config) Validate() error {
 	}
 	if c.Name != "" && !nodeName.MatchString(c.Name) {
 		errs = append(errs, fmt.Errorf("--name %q must be 1–63 letters, digits, '.', '_' or '-', starting with a letter or digit / 节点名无效", c.Name))
+	}
+	if err := runner.ValidateAccounts(c.RunAs, c.Accounts, c.AllowRootTasks); err != nil {
+		errs = append(errs, err)
+	}
+	switch c.ContainerRuntime {
+	case "", "none", "docker", "podman", "nerdctl":
+	default:
+		errs = append(errs, fmt.Errorf("--container-runtime %q: use docker, podman, nerdctl or none / 容器运行时无效", c.ContainerRuntime))
 	}
 	if c.ServerFingerprint != "" {
 		if _, err := parseFingerprint(c.ServerFingerprint); err != nil {

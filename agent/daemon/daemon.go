@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -55,8 +56,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	a := &Agent{cfg: cfg, tasks: map[string]*task{}, handled: map[int64]bool{}, started: time.Now()}
 	log := cfg.Logger
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return fmt.Errorf("data dir: %w", err)
+	if err := prepareDataDir(cfg.DataDir); err != nil {
+		return err
 	}
 	a.inv = detect(ctx, cfg.SMI, log)
 	log.Info("accelerators detected", "vendors", vendorsOf(a.inv))
@@ -72,8 +73,19 @@ func Run(ctx context.Context, cfg Config) error {
 	if a.st, err = state.Open(filepath.Join(cfg.DataDir, "state.json")); err != nil {
 		return err
 	}
-	a.run = runner.New(runner.Config{LogDir: filepath.Join(cfg.DataDir, "tasks"), Grace: cfg.Grace, CLI: cfg.CLI,
-		Engine: runner.DetectEngine(), Logger: log})
+	engine := cfg.ContainerRuntime
+	switch engine {
+	case "":
+		engine = runner.DetectEngine()
+	case "none":
+		engine = ""
+	}
+	a.run = runner.New(runner.Config{LogDir: filepath.Join(cfg.DataDir, "tasks"), WorkDir: filepath.Join(cfg.DataDir, "work"),
+		Grace: cfg.Grace, CLI: cfg.CLI, Engine: engine, RunAs: cfg.RunAs, Accounts: cfg.Accounts,
+		AllowRoot: cfg.AllowRootTasks, PassEnv: cfg.TaskPassEnv, Logger: log})
+	if os.Geteuid() != 0 {
+		log.Warn("the agent does not run as root: tasks run as its own account and could read its credentials; run it as root to sandbox tasks / 代理未以 root 运行：任务以同一账户运行")
+	}
 	if err := a.reconcileOrphans(ctx); err != nil {
 		return err
 	}
@@ -191,34 +203,100 @@ func (a *Agent) connect(c credentials.Credentials) error {
 	return nil
 }
 
-// reconcileOrphans kills what a previous agent left running and reports
-// each such task as failed, through the outbox.
+// prepareDataDir creates the data folder: traversable by task accounts
+// (0711) so they reach their own working directories under work/, not
+// listable, and everything the agent keeps in it (credentials, keys,
+// outbox, state, logs) 0600/0700 and owned by the agent.
+func prepareDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	for _, sub := range []string{"tasks", "outbox", "logs"} {
+		p := filepath.Join(dir, sub)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			return fmt.Errorf("data dir: %w", err)
+		}
+		if err := os.Chmod(p, 0o700); err != nil {
+			return fmt.Errorf("data dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// reconcileOrphans applies the orphan policy (agent/state) to what a
+// previous agent left: a task whose shim still runs is adopted and watched
+// like one this agent started; a task that ended meanwhile is reported from
+// its exit record; anything else is killed and reported as failed.
 func (a *Agent) reconcileOrphans(ctx context.Context) error {
-	orphans, err := a.st.Reconcile(ctx, a.cfg.Grace)
+	adopted := map[string]*runner.Handle{}
+	orphans, err := a.st.Reconcile(ctx, a.cfg.Grace, func(r state.Record) bool {
+		h, err := a.run.Adopt(adoption(r))
+		if err != nil {
+			return false
+		}
+		adopted[r.Key()] = h
+		return true
+	})
 	if err != nil {
 		return err
 	}
 	for _, o := range orphans {
-		reason := "agent restarted; the task's process had already ended"
-		if o.WasRunning {
-			reason = "agent restarted; orphaned task process group killed"
-		}
-		if o.KillErr != nil {
-			reason += " (kill: " + o.KillErr.Error() + ")"
-		}
-		a.cfg.Logger.Warn("orphan task", "task", o.TaskID, "attempt", o.Attempt, "was_running", o.WasRunning)
-		if _, err := a.out.Append(protocol.StatusUpdate{TaskID: o.TaskID, Attempt: o.Attempt,
-			Phase: protocol.PhaseFailed, Reason: reason, At: time.Now().UTC()}); err != nil {
-			return err
-		}
 		if o.AssignmentID != 0 {
 			a.handled[o.AssignmentID] = true
+		}
+		if o.Adopted {
+			h := adopted[o.Key()]
+			t := &task{spec: h.Spec(), h: h, shipped: map[string]int64{}}
+			a.mu.Lock()
+			a.tasks[key(o.TaskID, o.Attempt)] = t
+			a.mu.Unlock()
+			a.cfg.Logger.Info("orphan task adopted", "task", o.TaskID, "attempt", o.Attempt, "pid", o.PID)
+			go a.watch(ctx, t)
+			continue
+		}
+		u := protocol.StatusUpdate{TaskID: o.TaskID, Attempt: o.Attempt, Phase: protocol.PhaseFailed, At: time.Now().UTC()}
+		if rec, err := runner.ReadExit(o.LogDir); err == nil && o.ShimPID != 0 && !o.WasRunning {
+			// It ended while no agent was there: its real outcome.
+			code := rec.ExitCode
+			u.ExitCode = &code
+			u.Reason = "ended while the agent was down"
+			if code == 0 {
+				u.Phase, u.Reason = protocol.PhaseSucceeded, ""
+			} else {
+				u.Reason = "exit code " + strconv.Itoa(code) + "; " + u.Reason
+			}
+			a.shipOrphanLogs(ctx, o.Record)
+		} else {
+			u.Reason = "agent restarted; the task's process had ended without a recorded exit"
+			if o.WasRunning {
+				u.Reason = "agent restarted; orphaned task process group killed (its shim or logs were gone)"
+			}
+			if o.KillErr != nil {
+				u.Reason += " (kill: " + o.KillErr.Error() + ")"
+			}
+		}
+		if o.WorkDir != "" {
+			os.RemoveAll(o.WorkDir)
+		}
+		a.cfg.Logger.Warn("orphan task", "task", o.TaskID, "attempt", o.Attempt, "was_running", o.WasRunning, "phase", u.Phase)
+		if _, err := a.out.Append(u); err != nil {
+			return err
 		}
 	}
 	for _, id := range a.st.Handled() {
 		a.handled[id] = true
 	}
 	return nil
+}
+
+// adoption turns a state record into what the runner needs to adopt it.
+func adoption(r state.Record) runner.Adoption {
+	return runner.Adoption{Spec: protocol.TaskSpec{TaskID: r.TaskID, Attempt: r.Attempt, TimeoutSeconds: r.TimeoutSeconds,
+		Devices: r.Devices}, PID: r.PID, ProcStart: r.ProcStart, ShimPID: r.ShimPID, ShimStart: r.ShimStart,
+		StartedAt: r.StartedAt, LogDir: r.LogDir, WorkDir: r.WorkDir, Container: r.Container != ""}
 }
 
 func (a *Agent) sendStatus(ctx context.Context, batch []protocol.StatusUpdate) (uint64, error) {

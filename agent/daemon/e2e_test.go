@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,8 +186,21 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// traversable opens dir and its parent for traversal (0711), as the agent's
+// data folder's parents are in a real install (/var/lib), so tasks running
+// as another account reach their working directories inside.
+func traversable(t testing.TB, dir string) string {
+	t.Helper()
+	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o711))
+	require.NoError(t, os.Chmod(dir, 0o711))
+	return dir
+}
+
 func TestAgentEndToEnd(t *testing.T) {
-	dir := t.TempDir()
+	// Secrets the agent process holds (make run puts the admin password in
+	// its environment): no task may see them.
+	t.Setenv("HETEROFLOW_ADMIN_PASSWORD", "agent-held-admin-password")
+	dir := traversable(t, t.TempDir())
 	s := startStack(t, filepath.Join(dir, "hf.db"), "127.0.0.1:0")
 	defer func() { s.kill() }()
 
@@ -236,6 +250,19 @@ func TestAgentEndToEnd(t *testing.T) {
 			return s.call("GET", fmt.Sprintf("/api/v1/tasks/%d/logs", id), nil, &lg) == 200 && lg.Data != ""
 		})
 		require.Equal(t, uuid+"\n", lg.Data)
+	})
+
+	t.Run("task environment is clean", func(t *testing.T) {
+		id := s.task("env")
+		require.Equal(t, 200, s.call("POST", fmt.Sprintf("/api/v1/tasks/%d/assign", id), map[string]any{"node_id": node.ID}, nil))
+		waitFor(t, "task succeeded", func() bool { return s.state(id) == controlplane.TaskSucceeded })
+		var lg struct{ Data string }
+		waitFor(t, "log shipped", func() bool {
+			return s.call("GET", fmt.Sprintf("/api/v1/tasks/%d/logs", id), nil, &lg) == 200 && lg.Data != ""
+		})
+		require.Contains(t, lg.Data, fmt.Sprintf("HETEROFLOW_TASK_ID=%d\n", id))
+		require.NotContains(t, lg.Data, "agent-held-admin-password")
+		require.NotContains(t, lg.Data, "HETEROFLOW_ADMIN_PASSWORD")
 	})
 
 	t.Run("gold MIG slice is created and removed through nvidia-smi", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/runner"
+	"github.com/heteroflow/heteroflow/agent/state"
 )
 
 // chunkBytes bounds one shipped chunk (the server accepts up to 256 KiB).
@@ -60,4 +61,11 @@ func (a *Agent) drainLogs(ctx context.Context, t *task) {
 		case <-time.After(backoff.Next()):
 		}
 	}
+}
+
+// shipOrphanLogs ships what a task that ended while the agent was down
+// wrote, in the background, from its log files.
+func (a *Agent) shipOrphanLogs(ctx context.Context, r state.Record) {
+	h := runner.Finished(protocol.TaskSpec{TaskID: r.TaskID, Attempt: r.Attempt}, r.LogDir)
+	go a.drainLogs(ctx, &task{spec: h.Spec(), h: h, shipped: map[string]int64{}})
 }

@@ -61,7 +61,7 @@ func noTools(context.Context, string, ...string) ([]byte, error) { return nil, s
 // fingerprint), mTLS and agent certificates required: the node can only
 // heartbeat if the agent made a key, got it signed and presents it.
 func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
-	dir := t.TempDir()
+	dir := traversable(t, t.TempDir())
 	certPath, keyPath, pin := selfSigned(t, dir)
 	cfg := server.Defaults()
 	cfg.APIAddr, cfg.ConsoleAddr, cfg.DataDir = "127.0.0.1:0", "", filepath.Join(dir, "server")
@@ -145,7 +145,7 @@ func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
 // TestAgentRefusesWrongPin: a fingerprint that does not match the server
 // certificate stops enrollment instead of trusting the server.
 func TestAgentRefusesWrongPin(t *testing.T) {
-	dir := t.TempDir()
+	dir := traversable(t, t.TempDir())
 	certPath, keyPath, _ := selfSigned(t, dir)
 	cert, err := tls.LoadX509KeyPair(certPath, keyPath)
 	require.NoError(t, err)

@@ -101,8 +101,14 @@ func (a *Agent) start(ctx context.Context, assignmentID int64, spec protocol.Tas
 			Reason: "start: " + err.Error()})
 		return
 	}
+	shimPID, shimStart := h.Shim()
 	rec := state.Record{TaskID: spec.TaskID, Attempt: spec.Attempt, PID: h.PID(), PGID: h.PID(),
-		ProcStart: state.Identify(h.PID()), StartedAt: h.StartedAt(), LogDir: h.LogDir(), AssignmentID: assignmentID}
+		ProcStart: h.ProcStart(), StartedAt: h.StartedAt(), LogDir: h.LogDir(), AssignmentID: assignmentID,
+		ShimPID: shimPID, ShimStart: shimStart, WorkDir: h.WorkDir(), TimeoutSeconds: spec.TimeoutSeconds,
+		Devices: h.Spec().Devices}
+	if h.Container() {
+		rec.Container = runner.ContainerName(spec.TaskID, spec.Attempt)
+	}
 	if err := a.st.Put(rec); err != nil {
 		log.Error("record running task", "err", err)
 	}

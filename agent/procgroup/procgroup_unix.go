@@ -41,3 +41,5 @@ func signal(pgid int, sig syscall.Signal) error {
 	}
 	return err
 }
+
+func processExists(pid int) bool { return syscall.Kill(pid, 0) == nil }

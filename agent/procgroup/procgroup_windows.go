@@ -50,3 +50,5 @@ func taskkill(pid int, force bool) error {
 	}
 	return exec.Command("taskkill", args...).Run()
 }
+
+func processExists(pid int) bool { return Alive(pid) }

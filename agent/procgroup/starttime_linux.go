@@ -30,3 +30,29 @@ func StartTime(pid int) (uint64, error) {
 	}
 	return strconv.ParseUint(fields[19], 10, 64)
 }
+
+// Running reports whether process pid runs (not a zombie) and, when start
+// is not 0, is the process that started at start (not a reused pid).
+func Running(pid int, start uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 || f[0] == "Z" || f[0] == "X" {
+		return false
+	}
+	if start == 0 {
+		return true
+	}
+	st, err := strconv.ParseUint(f[19], 10, 64)
+	return err == nil && st == start
+}

@@ -60,6 +60,11 @@ type TaskSpec struct {
 	// TraceParent continues the server's trace of this task (W3C
 	// traceparent of its bind span); empty when tracing is off.
 	TraceParent string `json:"traceparent,omitempty"`
+	// Tenant and Owner (the submitting user's name) choose the local
+	// account the task runs as when the node maps tenants or users to
+	// accounts (agent --run-as-map).
+	Tenant string `json:"tenant,omitempty"`
+	Owner  string `json:"owner,omitempty"`
 }
 
 // Assignment kinds delivered on the long-poll channel.

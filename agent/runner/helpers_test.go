@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -41,11 +43,24 @@ func (r *recorder) Calls() []string {
 	return append([]string(nil), r.calls...)
 }
 
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// stateDir returns a temporary agent state folder that, like the agent's
+// data folder, other accounts can traverse (0711) but not list, so a task
+// running as another account reaches its own working directory inside.
+func stateDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o711))
+	require.NoError(t, os.Chmod(dir, 0o711))
+	return dir
+}
+
 func newTestRunner(t *testing.T, cli Commander) *Runner {
 	t.Helper()
 	return New(Config{
-		LogDir: t.TempDir(), Grace: 500 * time.Millisecond, CLI: cli,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		LogDir: filepath.Join(stateDir(t), "tasks"), Grace: 500 * time.Millisecond, CLI: cli,
+		Logger: quietLogger,
 	})
 }
 

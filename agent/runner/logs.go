@@ -34,7 +34,7 @@ func OpenLog(dir, stream string, segBytes int64, keep int) (*LogFile, error) {
 	if segBytes <= 0 || keep < 1 {
 		return nil, fmt.Errorf("log %s: segment size and kept count must be positive", stream)
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("log dir: %w", err)
 	}
 	l := &LogFile{dir: dir, stream: stream, segBytes: segBytes, keep: keep}
@@ -53,7 +53,7 @@ func OpenLog(dir, stream string, segBytes int64, keep int) (*LogFile, error) {
 }
 
 func (l *LogFile) open(start int64) error {
-	f, err := os.OpenFile(l.segPath(start), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	f, err := os.OpenFile(l.segPath(start), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open log segment: %w", err)
 	}
@@ -172,6 +172,21 @@ func ReadLog(dir, stream string, offset int64, max int) (data []byte, start, nex
 		}
 	}
 	return data, start, offset, nil
+}
+
+// StreamSize is the bytes written so far to a stream in dir (the end offset
+// of its newest segment).
+func StreamSize(dir, stream string) int64 {
+	segs, err := segments(dir, stream)
+	if err != nil || len(segs) == 0 {
+		return 0
+	}
+	last := segs[len(segs)-1]
+	st, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%s.%020d.log", stream, last)))
+	if err != nil {
+		return last
+	}
+	return last + st.Size()
 }
 
 // segments lists the starting offsets of a stream's segments, ascending.

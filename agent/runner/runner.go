@@ -8,8 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,19 +18,36 @@ import (
 
 // Config tunes a Runner. Zero values take the defaults in withDefaults.
 type Config struct {
-	LogDir          string        // per task: LogDir/<task>-<attempt>/{stdout,stderr}.<offset>.log
+	LogDir          string        // per task: LogDir/<task>-<attempt>/{stdout,stderr}.<offset>.log, agent-only (0700)
+	WorkDir         string        // per task: WorkDir/<task>-<attempt>, 0700, owned by the task's account
 	LogSegmentBytes int64         // rotate a stream's file at this size
 	LogSegments     int           // segments kept per stream (cap = size × count)
 	Grace           time.Duration // SIGTERM → SIGKILL delay
 	CLI             Commander     // vendor CLIs (and `docker stop`)
-	Engine          string        // "docker", "podman", or "" to run images only when detected
-	BaseEnv         []string      // environment tasks inherit; default os.Environ()
-	Logger          *slog.Logger
+	Engine          string        // "docker", "podman", "nerdctl", or "" to run images only when detected
+	// RunAs is the local account tasks run as (name or uid). Empty: the
+	// agent's own account, or DefaultRunAs when the agent runs as root.
+	RunAs string
+	// Accounts maps "user:<owner>" and "tenant:<tenant>" to local accounts
+	// (a user mapping wins over a tenant mapping, both over RunAs).
+	Accounts map[string]string
+	// AllowRoot lets a task run as uid 0; never by default.
+	AllowRoot bool
+	// PassEnv names agent environment variables tasks receive (a proxy,
+	// say); none by default.
+	PassEnv []string
+	// ShimPath is the executable started as the task shim (ShimArg);
+	// default: this process's own executable.
+	ShimPath string
+	Logger   *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
 	if c.LogDir == "" {
 		c.LogDir = filepath.Join(os.TempDir(), "heteroflow-tasks")
+	}
+	if c.WorkDir == "" {
+		c.WorkDir = filepath.Join(filepath.Dir(c.LogDir), "work")
 	}
 	if c.LogSegmentBytes <= 0 {
 		c.LogSegmentBytes = 8 << 20
@@ -45,8 +61,10 @@ func (c Config) withDefaults() Config {
 	if c.CLI == nil {
 		c.CLI = ExecCommander{}
 	}
-	if c.BaseEnv == nil {
-		c.BaseEnv = os.Environ()
+	if c.ShimPath == "" {
+		if exe, err := os.Executable(); err == nil {
+			c.ShimPath = exe
+		}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -105,149 +123,172 @@ func (r *Runner) start(spec protocol.TaskSpec, prep *Prepared, container bool) (
 	if err != nil {
 		return nil, err
 	}
-	taskEnv := map[string]string{}
-	for k, v := range spec.Env {
-		taskEnv[k] = v
+	id, err := r.identity(spec)
+	if err != nil {
+		return nil, err
 	}
-	// Ours win over the user's: a task must not widen its own visibility.
-	for _, m := range []map[string]string{prep.Env, vis} {
-		for k, v := range m {
-			taskEnv[k] = v
-		}
+	name := fmt.Sprintf("%d-%d", spec.TaskID, spec.Attempt)
+	if err := os.MkdirAll(r.cfg.LogDir, 0o700); err != nil {
+		return nil, fmt.Errorf("log dir: %w", err)
 	}
-	taskEnv["HETEROFLOW_TASK_ID"] = strconv.FormatInt(spec.TaskID, 10)
-	taskEnv["HETEROFLOW_ATTEMPT"] = strconv.Itoa(spec.Attempt)
-	taskEnv[protocol.OutputsEnv] = filepath.Join(r.cfg.LogDir, fmt.Sprintf("%d-%d", spec.TaskID, spec.Attempt), OutputsFile)
-
-	var argv []string
+	logDir := filepath.Join(r.cfg.LogDir, name)
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return nil, fmt.Errorf("log dir: %w", err)
+	}
+	os.Remove(filepath.Join(logDir, ExitFile)) // an earlier start of this attempt
+	workDir, err := makeWorkDir(r.cfg.WorkDir, name, id)
+	if err != nil {
+		return nil, err
+	}
+	env := TaskEnv(spec, id, workDir, r.cfg.PassEnv, prep.Env, vis, container)
+	h := &Handle{spec: spec, prep: prep, dir: logDir, workDir: workDir, container: container, r: r, done: make(chan struct{})}
+	ss := shimSpec{Dir: workDir, LogDir: logDir, SegmentBytes: r.cfg.LogSegmentBytes, Segments: r.cfg.LogSegments}
 	if container {
-		argv = ContainerArgv(r.cfg.Engine, spec, prep.Devices, taskEnv)
+		// The engine client runs as the agent's user with a minimal
+		// environment of its own; the task's variables reach the container
+		// through a private env file, never through the client's
+		// environment (LD_PRELOAD, DOCKER_HOST) or its command line.
+		if h.envFile, err = writeEnvFile(logDir, env); err != nil {
+			os.RemoveAll(workDir)
+			return nil, err
+		}
+		ss.Argv = ContainerArgv(r.cfg.Engine, spec, prep.Devices, ContainerOptions{EnvFile: h.envFile, WorkDir: workDir, Identity: id})
+		ss.Env = EnvList(engineEnv())
 	} else {
-		argv = append(append([]string{}, spec.Command...), spec.Args...)
+		ss.Argv = append(append([]string{}, spec.Command...), spec.Args...)
+		ss.Env = EnvList(env)
+		ss.Switch, ss.UID, ss.GID, ss.Groups = id.Switch, id.UID, id.GID, id.Groups
 	}
-	dir := filepath.Join(r.cfg.LogDir, fmt.Sprintf("%d-%d", spec.TaskID, spec.Attempt))
-	h := &Handle{spec: spec, prep: prep, dir: dir, container: container, r: r, done: make(chan struct{})}
-	if h.stdout, err = OpenLog(dir, "stdout", r.cfg.LogSegmentBytes, r.cfg.LogSegments); err != nil {
+	if ss.Path, err = lookPath(ss.Argv[0], pathOf(ss.Env)); err != nil {
+		h.cleanup()
 		return nil, err
 	}
-	if h.stderr, err = OpenLog(dir, "stderr", r.cfg.LogSegmentBytes, r.cfg.LogSegments); err != nil {
-		h.stdout.Close()
+	h.Env = EnvList(env)
+	h.Identity = id
+	if r.cfg.ShimPath == "" {
+		h.cleanup()
+		return nil, errors.New("task shim: cannot find the agent's own executable")
+	}
+	shim, pid, err := launchShim(r.cfg.ShimPath, ss)
+	if err != nil {
+		h.cleanup()
 		return nil, err
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = mergeEnv(r.cfg.BaseEnv, taskEnv, container)
-	procgroup.Prepare(cmd)
-	h.Env = cmd.Env
-	if err := h.startProcess(cmd); err != nil {
-		h.stdout.Close()
-		h.stderr.Close()
-		return nil, err
-	}
-	if spec.TimeoutSeconds > 0 {
-		h.timer = time.AfterFunc(time.Duration(spec.TimeoutSeconds)*time.Second, func() {
-			h.stop(protocol.PhaseTimedOut, fmt.Sprintf("timeout after %ds", spec.TimeoutSeconds))
-		})
-	}
-	go h.wait(cmd)
+	h.shim, h.pid = shim, pid
+	h.shimPID = shim.Process.Pid
+	h.shimStart, _ = procgroup.StartTime(h.shimPID)
+	h.procStart, _ = procgroup.StartTime(pid)
+	h.startedAt = time.Now()
+	h.armTimeout(spec.TimeoutSeconds)
+	go h.wait()
 	r.cfg.Logger.Info("task started", "task", spec.TaskID, "attempt", spec.Attempt, "pid", h.pid,
-		"container", container, "devices", len(prep.Devices))
+		"user", id.Name, "uid", id.UID, "container", container, "devices", len(prep.Devices))
 	return h, nil
 }
 
-// mergeEnv returns base with overrides applied. For containers the task
-// variables travel as -e flags, so the engine client keeps the agent's env.
-func mergeEnv(base []string, over map[string]string, container bool) []string {
-	if container {
-		return append([]string(nil), base...)
-	}
-	out := make([]string, 0, len(base)+len(over))
-	for _, kv := range base {
-		k := kv
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				k = kv[:i]
-				break
-			}
-		}
-		if _, ok := over[k]; !ok {
-			out = append(out, kv)
+func pathOf(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return v
 		}
 	}
-	keys := make([]string, 0, len(over))
-	for k := range over {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+over[k])
-	}
-	return out
+	return DefaultTaskPath
 }
 
-// startProcess wires stdout/stderr through pipes into the rotating logs.
-func (h *Handle) startProcess(cmd *exec.Cmd) error {
-	type pipe struct{ r, w *os.File }
-	var ps [2]pipe
-	for i := range ps {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return fmt.Errorf("pipe: %w", err)
-		}
-		ps[i] = pipe{r, w}
+// armTimeout stops the task once it ran timeoutSeconds since it started.
+func (h *Handle) armTimeout(timeoutSeconds int) {
+	if timeoutSeconds <= 0 {
+		return
 	}
-	cmd.Stdout, cmd.Stderr = ps[0].w, ps[1].w
-	err := cmd.Start()
-	// The child holds its own copies of the write ends.
-	ps[0].w.Close()
-	ps[1].w.Close()
-	if err != nil {
-		ps[0].r.Close()
-		ps[1].r.Close()
-		return fmt.Errorf("start %s: %w", cmd.Path, err)
-	}
-	h.pid = cmd.Process.Pid
-	h.startedAt = time.Now()
-	h.copies.Add(2)
-	h.pipes = []*os.File{ps[0].r, ps[1].r}
-	go h.copy(ps[0].r, h.stdout)
-	go h.copy(ps[1].r, h.stderr)
-	return nil
+	left := time.Until(h.startedAt.Add(time.Duration(timeoutSeconds) * time.Second))
+	h.timer = time.AfterFunc(max(left, 0), func() {
+		h.stop(protocol.PhaseTimedOut, fmt.Sprintf("timeout after %ds", timeoutSeconds))
+	})
 }
 
-func (h *Handle) copy(r *os.File, l *LogFile) {
-	defer h.copies.Done()
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if _, werr := l.Write(buf[:n]); werr != nil {
-				h.r.cfg.Logger.Warn("task log write failed", "task", h.spec.TaskID, "err", werr)
-			}
-		}
-		if err != nil {
-			return
+// cleanup removes what a start left behind when it fails or the task ended:
+// the working directory and the container env file.
+func (h *Handle) cleanup() {
+	if h.envFile != "" {
+		os.Remove(h.envFile)
+	}
+	if h.workDir != "" {
+		if err := os.RemoveAll(h.workDir); err != nil {
+			h.r.cfg.Logger.Warn("task work dir not removed", "task", h.spec.TaskID, "err", err)
 		}
 	}
+}
+
+// Adoption is what a restarted agent knows about a task a previous agent
+// started (agent/state): enough to watch its shim and stop it.
+type Adoption struct {
+	Spec      protocol.TaskSpec // task id, attempt, timeout, devices
+	PID       int               // the task's pid and process group
+	ProcStart uint64
+	ShimPID   int
+	ShimStart uint64
+	StartedAt time.Time
+	LogDir    string
+	WorkDir   string
+	Container bool
+}
+
+// Adoptable reports whether a's shim still runs (same pid and start time)
+// and the task's log folder is intact, so the task can be adopted.
+func Adoptable(a Adoption) (bool, string) {
+	if a.ShimPID == 0 {
+		return false, "started without a task shim"
+	}
+	if !procgroup.Running(a.ShimPID, a.ShimStart) {
+		return false, "its task shim is gone"
+	}
+	for _, stream := range []string{"stdout", "stderr"} {
+		if segs, err := segments(a.LogDir, stream); err != nil || len(segs) == 0 {
+			return false, "its " + stream + " log is missing"
+		}
+	}
+	return true, ""
+}
+
+// Adopt takes over a task whose shim outlived the previous agent: the
+// handle follows the shim until it exits, applies the rest of the timeout
+// and reads the recorded exit code. Isolation created by the previous agent
+// is not known to this one.
+func (r *Runner) Adopt(a Adoption) (*Handle, error) {
+	if ok, why := Adoptable(a); !ok {
+		return nil, errors.New("cannot adopt: " + why)
+	}
+	h := &Handle{spec: a.Spec, prep: &Prepared{Devices: a.Spec.Devices}, dir: a.LogDir, workDir: a.WorkDir,
+		container: a.Container, r: r, done: make(chan struct{}), pid: a.PID, procStart: a.ProcStart,
+		shimPID: a.ShimPID, shimStart: a.ShimStart, startedAt: a.StartedAt, Adopted: true}
+	h.armTimeout(a.Spec.TimeoutSeconds)
+	go h.wait()
+	r.cfg.Logger.Info("task adopted", "task", a.Spec.TaskID, "attempt", a.Spec.Attempt, "pid", a.PID)
+	return h, nil
 }
 
 // Handle is a started task.
 type Handle struct {
-	// Env is the environment the process was started with (for tests and
-	// the agent-status report).
+	// Env is the task's environment (secrets included: never log it).
 	Env []string
+	// Identity is the account the task runs as.
+	Identity Identity
+	// Adopted is true for a task started by a previous agent.
+	Adopted bool
 
 	spec      protocol.TaskSpec
 	prep      *Prepared
-	dir       string
+	dir       string // private: logs, exit record, env file
+	workDir   string
+	envFile   string
 	container bool
 	r         *Runner
 	pid       int
+	procStart uint64
+	shim      *exec.Cmd // nil when adopted
+	shimPID   int
+	shimStart uint64
 	startedAt time.Time
-	stdout    *LogFile
-	stderr    *LogFile
-	pipes     []*os.File
-	copies    sync.WaitGroup
 	timer     *time.Timer
 
 	mu        sync.Mutex
@@ -274,12 +315,20 @@ func (h *Handle) Spec() protocol.TaskSpec {
 }
 
 // LogSize returns the bytes written so far to stream ("stdout"|"stderr").
-func (h *Handle) LogSize(stream string) int64 {
-	if stream == "stderr" {
-		return h.stderr.Size()
-	}
-	return h.stdout.Size()
-}
+func (h *Handle) LogSize(stream string) int64 { return StreamSize(h.dir, stream) }
+
+// WorkDir is the task's working directory (its HOME).
+func (h *Handle) WorkDir() string { return h.workDir }
+
+// Shim returns the task shim's pid and start time, which identify it to a
+// restarted agent.
+func (h *Handle) Shim() (pid int, start uint64) { return h.shimPID, h.shimStart }
+
+// ProcStart is the task process's start time (clock ticks, Linux).
+func (h *Handle) ProcStart() uint64 { return h.procStart }
+
+// Container reports whether the task runs in a container.
+func (h *Handle) Container() bool { return h.container }
 
 // Done is closed when the task has ended and its isolation is removed.
 func (h *Handle) Done() <-chan struct{} { return h.done }
@@ -292,3 +341,11 @@ func (h *Handle) Wait() Result {
 
 // Cancel stops the task (SIGTERM to its group, SIGKILL after the grace).
 func (h *Handle) Cancel(reason string) { h.stop(protocol.PhaseCancelled, reason) }
+
+// Finished returns a handle on a task that already ended (its log folder
+// only), for shipping the logs it left.
+func Finished(spec protocol.TaskSpec, logDir string) *Handle {
+	h := &Handle{spec: spec, prep: &Prepared{}, dir: logDir, done: make(chan struct{})}
+	close(h.done)
+	return h
+}

@@ -58,45 +58,51 @@ func (h *Handle) stop(phase, reason string) {
 	}()
 }
 
-// wait reaps the process, kills what it left in its group, drains the
-// output, removes the isolation and records the result.
-func (h *Handle) wait(cmd *exec.Cmd) {
-	werr := cmd.Wait()
+// shimPoll is how often an adopted task's shim is checked.
+const shimPoll = 200 * time.Millisecond
+
+// wait follows the shim until it exits (the shim reaps the task, kills
+// what it left in its group and drains its output), then reads the exit
+// record, removes the isolation and the working directory and records the
+// result.
+func (h *Handle) wait() {
+	if h.shim != nil {
+		_ = h.shim.Wait()
+	} else {
+		for procgroup.Running(h.shimPID, h.shimStart) {
+			time.Sleep(shimPoll)
+		}
+	}
 	if h.timer != nil {
 		h.timer.Stop()
 	}
-	// A task's background children do not outlive it (they would hold
-	// devices the ledger already gave back).
-	_ = procgroup.Kill(h.pid)
-	drained := make(chan struct{})
-	go func() { h.copies.Wait(); close(drained) }()
-	select {
-	case <-drained:
-	case <-time.After(leftoverDrain):
-		for _, p := range h.pipes {
-			p.Close()
-		}
-		<-drained
-	}
-	for _, p := range h.pipes {
-		p.Close()
-	}
-	h.stdout.Close()
-	h.stderr.Close()
-
 	res := Result{StartedAt: h.startedAt, FinishedAt: time.Now()}
-	code := exitCode(cmd, werr)
-	res.ExitCode = &code
 	h.mu.Lock()
 	phase, why := h.stopPhase, h.stopWhy
 	h.mu.Unlock()
-	switch {
-	case phase != "":
-		res.Phase, res.Reason = phase, why
-	case code == 0:
-		res.Phase = protocol.PhaseSucceeded
-	default:
-		res.Phase, res.Reason = protocol.PhaseFailed, "exit code "+strconv.Itoa(code)
+	rec, err := ReadExit(h.dir)
+	if err != nil {
+		// The shim died without recording the exit (killed): its task, if it
+		// still runs, must not outlive it unwatched.
+		if procgroup.Running(h.pid, h.procStart) {
+			_ = procgroup.Kill(h.pid)
+		}
+		res.Phase, res.Reason = protocol.PhaseFailed, "the task shim ended without recording the task's exit"
+		if phase != "" {
+			res.Phase, res.Reason = phase, why
+		}
+	} else {
+		code := rec.ExitCode
+		res.ExitCode = &code
+		res.FinishedAt = rec.FinishedAt
+		switch {
+		case phase != "":
+			res.Phase, res.Reason = phase, why
+		case code == 0:
+			res.Phase = protocol.PhaseSucceeded
+		default:
+			res.Phase, res.Reason = protocol.PhaseFailed, "exit code "+strconv.Itoa(code)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	if err := h.prep.Release(ctx); err != nil {
@@ -104,7 +110,17 @@ func (h *Handle) wait(cmd *exec.Cmd) {
 		res.Reason = joinReason(res.Reason, "isolation cleanup: "+err.Error())
 	}
 	cancel()
+	if h.workDir != "" {
+		if err := collectOutputs(h.workDir, h.dir); err != nil {
+			h.r.cfg.Logger.Warn("task outputs not collected", "task", h.spec.TaskID, "err", err)
+		}
+	}
+	h.cleanup()
 	h.result = res
+	code := -1
+	if res.ExitCode != nil {
+		code = *res.ExitCode
+	}
 	h.r.cfg.Logger.Info("task ended", "task", h.spec.TaskID, "attempt", h.spec.Attempt,
 		"phase", res.Phase, "exit_code", code)
 	close(h.done)

@@ -4,9 +4,13 @@
 // which processes were its own and can kill them (see Reconcile) instead of
 // leaving work the server's ledger no longer tracks running behind its back.
 //
-// Why kill and not adopt: a task's stdout/stderr are pipes into the agent;
-// once the agent that held them is gone the task cannot be streamed or
-// reaped (its exit code is lost), so the honest report is "killed on agent
-// restart" and the server decides about a retry. The pid is only trusted
-// together with its start time (Linux), so a reused pid is never killed.
+// Orphan policy: a task outlives its agent, because its shim (agent/runner)
+// owns the task's output files and records its exit. A restarted agent
+// adopts a task whose shim still runs (same pid and start time: a reused
+// pid is never mistaken for it) and whose log files are intact: it keeps
+// shipping the logs, applies the rest of the timeout and reports the real
+// exit code. A task whose shim ended while the agent was away is reported
+// from the shim's exit record. Anything else (no shim, shim gone without a
+// record, logs missing) is killed, whole process group, and reported as
+// failed with the reason; the server decides about a retry.
 package state

@@ -56,16 +56,23 @@ func Kill(ctx context.Context, r Record, grace time.Duration) error {
 // Orphan is a record left by a previous agent, with what was done about it.
 type Orphan struct {
 	Record
-	WasRunning bool
+	Adopted    bool // still running under its shim: the new agent follows it
+	WasRunning bool // not adopted, and its process group was still running (killed)
 	KillErr    error
 }
 
-// Reconcile handles every record left from a previous run: a task still
-// running is killed (its pipes died with the old agent), and every record
-// is removed. The caller reports each orphan to the server.
-func (s *Store) Reconcile(ctx context.Context, grace time.Duration) ([]Orphan, error) {
+// Reconcile handles every record left from a previous run. adopt (may be
+// nil) is asked first: a record it takes stays, and the task keeps running
+// under the new agent. Any other task still running is killed (nobody
+// would watch or report it) and its record removed. The caller reports
+// each orphan that was not adopted to the server.
+func (s *Store) Reconcile(ctx context.Context, grace time.Duration, adopt func(Record) bool) ([]Orphan, error) {
 	var out []Orphan
 	for _, r := range s.List() {
+		if adopt != nil && adopt(r) {
+			out = append(out, Orphan{Record: r, Adopted: true})
+			continue
+		}
 		o := Orphan{Record: r, WasRunning: StillRunning(r)}
 		if o.WasRunning {
 			o.KillErr = Kill(ctx, r, grace)

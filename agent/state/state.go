@@ -28,6 +28,16 @@ type Record struct {
 	// Partitions are the hardware partitions the agent created for the task,
 	// so they can be removed when the task is killed as an orphan.
 	Partitions []protocol.DeviceSlice `json:"partitions,omitempty"`
+	// ShimPID/ShimStart identify the task shim (agent/runner) that owns the
+	// task's output and records its exit; a restarted agent adopts the task
+	// while the shim runs.
+	ShimPID   int    `json:"shim_pid,omitempty"`
+	ShimStart uint64 `json:"shim_start,omitempty"`
+	WorkDir   string `json:"work_dir,omitempty"`
+	// TimeoutSeconds and Devices are what an adopting agent needs from the
+	// spec (the rest of it, secret_env included, is never written here).
+	TimeoutSeconds int                    `json:"timeout_seconds,omitempty"`
+	Devices        []protocol.DeviceSlice `json:"devices,omitempty"`
 }
 
 // Key identifies a record.

@@ -69,7 +69,7 @@ func TestReconcileKillsOrphanGroup(t *testing.T) {
 
 	s2, err := Open(path)
 	require.NoError(t, err)
-	orphans, err := s2.Reconcile(context.Background(), 2*time.Second)
+	orphans, err := s2.Reconcile(context.Background(), 2*time.Second, nil)
 	require.NoError(t, err)
 	require.Len(t, orphans, 2)
 	require.True(t, orphans[0].WasRunning)

@@ -24,6 +24,7 @@ func init() {
 	var (
 		cfg         daemon.Config
 		labels      []string
+		runAsMap    []string
 		noCollector bool
 		logLevel    string
 	)
@@ -39,11 +40,21 @@ when the server enables mTLS it returns a client certificate, stored with the ke
 trusted through --ca-file or a pinned --server-fingerprint, never by skipping verification. The agent detects every vendor CLI on PATH, runs the embedded collector, heartbeats,
 receives tasks by long-poll and runs them with their devices and isolation.
 
+Tasks are sandboxed: a clean environment (PATH, HOME = the task's working directory, LANG,
+USER/LOGNAME, HETEROFLOW_TASK_ID/ATTEMPT/WORK_DIR, --task-env-pass variables, the task's env and
+secret_env, the device variables), an unprivileged account (--run-as, --run-as-map; nobody by
+default when the agent runs as root; never root without --allow-root-tasks), their own 0700
+working directory under DATA_DIR/work, and a container (docker/podman/nerdctl, --env-file,
+--user) when the task names an image. Tasks survive an agent restart: the new agent adopts them.
+
 运行 HeteroFlow 节点代理。首次启动用一次性引导令牌注册节点（管理员在控制台“节点”页或
 POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credentials.json（权限 0600），
 之后只需 --server。使用 https:// 时代理在本机生成私钥并发送证书请求；服务器启用 mTLS 时返回客户端证书，
 与私钥一起保存在 DATA_DIR（client.crt、client.key、ca.crt，权限 0600），此后每次请求都出示该证书。
-自签名服务器通过 --ca-file 或 --server-fingerprint 指纹信任，绝不跳过校验。代理自动识别各厂商工具、运行内置采集器、发送心跳、长轮询接收并执行任务。`,
+自签名服务器通过 --ca-file 或 --server-fingerprint 指纹信任，绝不跳过校验。代理自动识别各厂商工具、运行内置采集器、发送心跳、长轮询接收并执行任务。
+任务在沙箱中运行：干净的环境变量、非特权账户（--run-as、--run-as-map；代理以 root 运行时默认 nobody；
+未指定 --allow-root-tasks 绝不以 root 运行）、独立的 0700 工作目录（DATA_DIR/work），指定镜像时在容器中运行。
+代理重启后接管仍在运行的任务。`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var level slog.Level
@@ -58,10 +69,18 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 				}
 				cfg.Labels[k] = v
 			}
+			cfg.Accounts = map[string]string{}
+			for _, m := range runAsMap {
+				k, v, ok := strings.Cut(m, "=")
+				if !ok || k == "" || v == "" {
+					return fmt.Errorf("--run-as-map %q must be user:NAME=ACCOUNT or tenant:NAME=ACCOUNT / 账户映射格式错误", m)
+				}
+				cfg.Accounts[k] = v
+			}
 			if err := cfg.Validate(); err != nil {
 				return err
 			}
-			if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			if err := os.MkdirAll(cfg.DataDir, 0o711); err != nil {
 				return fmt.Errorf("data dir / 数据目录: %w", err)
 			}
 			// The agent's own log: stderr plus a capped file the server can
@@ -102,6 +121,15 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 	f.DurationVar(&cfg.Grace, "kill-grace", 10*time.Second, "SIGTERM→SIGKILL grace for tasks / 终止任务的宽限期")
 	f.StringArrayVar(&labels, "label", nil, "node label key=value (repeatable) / 节点标签")
 	f.BoolVar(&noCollector, "no-collector", false, "do not run the embedded metrics collector / 不运行内置采集器")
+	f.StringVar(&cfg.RunAs, "run-as", os.Getenv("HETEROFLOW_RUN_AS"),
+		"local account tasks run as (default: nobody when the agent runs as root) / 任务运行账户（root 运行时默认 nobody）")
+	f.StringArrayVar(&runAsMap, "run-as-map", nil,
+		"user:NAME=ACCOUNT or tenant:NAME=ACCOUNT: run that user's or tenant's tasks as ACCOUNT (repeatable) / 按用户或租户映射本地账户")
+	f.BoolVar(&cfg.AllowRootTasks, "allow-root-tasks", false, "allow tasks to run as root (uid 0) / 允许任务以 root 运行")
+	f.StringArrayVar(&cfg.TaskPassEnv, "task-env-pass", nil,
+		"agent environment variable tasks receive, e.g. HTTPS_PROXY (repeatable; none by default) / 传给任务的代理环境变量")
+	f.StringVar(&cfg.ContainerRuntime, "container-runtime", "",
+		"docker, podman, nerdctl or none (default: the first found on PATH) / 容器运行时")
 	f.StringVar(&logLevel, "log-level", "info", "debug|info|warn|error / 日志级别")
 	rootCmd.AddCommand(cmd)
 }

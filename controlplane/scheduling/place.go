@@ -234,6 +234,7 @@ func (s *Service) binding(ctx context.Context, pd *pending) (controlplane.Bindin
 	spec := protocol.TaskSpec{TaskID: t.ID, Attempt: t.Attempt, Name: t.Spec.Name, Command: t.Spec.Command,
 		Image: t.Spec.Image, Args: t.Spec.Args, Env: t.Spec.Env, SecretEnv: t.Spec.SecretEnv, QoS: string(t.Spec.QoS),
 		TimeoutSeconds: t.Spec.TimeoutSeconds, Devices: devs, TraceParent: protocol.TraceParent(ctx)}
+	spec.Tenant, spec.Owner = t.Spec.Tenant, t.Owner // they choose the local account the task runs as
 	payload, err := json.Marshal(spec)
 	if err != nil {
 		return controlplane.Binding{}, err
