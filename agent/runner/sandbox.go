@@ -249,6 +249,11 @@ func makeWorkDir(root, name string, id Identity) (string, error) {
 	if err := os.Chmod(root, 0o711); err != nil {
 		return "", fmt.Errorf("work dir: %w", err)
 	}
+	if id.Switch {
+		if err := reachable(root, id); err != nil {
+			return "", err
+		}
+	}
 	dir := filepath.Join(root, name)
 	if err := os.RemoveAll(dir); err != nil {
 		return "", fmt.Errorf("work dir: %w", err)
@@ -263,6 +268,28 @@ func makeWorkDir(root, name string, id Identity) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// reachable checks that id may traverse every folder from / down to dir,
+// so a task fails to start with this reason rather than a bare chdir error.
+func reachable(dir string, id Identity) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for p := abs; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("work dir: %w", err)
+		}
+		if !canTraverse(st, id) {
+			return fmt.Errorf("the task account %s cannot enter %s (mode %04o): the agent's data folder and its parents must be traversable by others (chmod o+x) / 任务账户无法进入该目录",
+				id.Name, p, st.Mode().Perm())
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
 }
 
 // collectOutputs copies the outputs file the task wrote in its working

@@ -29,7 +29,7 @@ if cat "/proc/$AGENT_PID/environ" >/dev/null 2>&1; then echo agentenv=READABLE; 
 
 // sandboxBase are the variables every task gets (sh adds PWD, SHLVL, _).
 var sandboxBase = map[string]bool{"HOME": true, "USER": true, "LOGNAME": true, "PATH": true, "LANG": true,
-	"HETEROFLOW_TASK_ID": true, "HETEROFLOW_ATTEMPT": true, "HETEROFLOW_WORK_DIR": true,
+	"HETEROFLOW_TASK_ID": true, "HETEROFLOW_ATTEMPT": true, "HETEROFLOW_WORK_DIR": true, "HETEROFLOW_OUTPUTS": true,
 	"PWD": true, "SHLVL": true, "_": true, "OLDPWD": true}
 
 func runProbe(t *testing.T, r *Runner, spec protocol.TaskSpec) (*Handle, map[string]string, string) {
@@ -147,6 +147,12 @@ func TestTaskAccounts(t *testing.T) {
 	h.Wait()
 	require.Equal(t, "0\n", readAll(t, h, "stdout"))
 
+	closedDir := t.TempDir()
+	require.NoError(t, os.Chmod(closedDir, 0o700))
+	closed := New(Config{LogDir: filepath.Join(closedDir, "tasks"), CLI: &recorder{}, Logger: quietLogger})
+	_, err = closed.Start(context.Background(), protocol.TaskSpec{TaskID: 56, Command: []string{"true"}})
+	require.ErrorContains(t, err, "cannot enter", "a data folder the task account cannot traverse is named")
+
 	require.NoError(t, ValidateAccounts("daemon", map[string]string{"tenant:a": "nobody"}, false))
 	require.ErrorContains(t, ValidateAccounts("root", nil, false), "--allow-root-tasks")
 	require.ErrorContains(t, ValidateAccounts("", map[string]string{"group:a": "nobody"}, false), "user:NAME or tenant:NAME")
@@ -165,4 +171,22 @@ func TestTaskEnvOrder(t *testing.T) {
 	require.Equal(t, "9", env["HETEROFLOW_TASK_ID"])
 	require.Equal(t, "http://proxy:3128", env["HTTPS_PROXY"])
 	require.NotContains(t, env, "AGENT_ONLY")
+}
+
+func TestTaskOutputsFromWorkDir(t *testing.T) {
+	r := newTestRunner(t, &recorder{})
+	secret := filepath.Join(t.TempDir(), "agent-only")
+	require.NoError(t, os.WriteFile(secret, []byte("stolen=yes\n"), 0o600))
+	run := func(id int64, script string) map[string]string {
+		h, err := r.Start(context.Background(), protocol.TaskSpec{TaskID: id, Command: []string{"sh", "-c", script},
+			Env: map[string]string{"SECRET": secret}})
+		require.NoError(t, err)
+		res := h.Wait()
+		require.Equal(t, protocol.PhaseSucceeded, res.Phase, res.Reason)
+		outs, _ := ReadOutputs(h.LogDir())
+		return outs
+	}
+	require.Equal(t, map[string]string{"accuracy": "0.9"}, run(60, `echo accuracy=0.9 > "$HETEROFLOW_OUTPUTS"`))
+	// A link planted by the task is not followed with the agent's rights.
+	require.Nil(t, run(61, `ln -s "$SECRET" "$HETEROFLOW_OUTPUTS"`))
 }

@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -28,3 +29,19 @@ func detach(cmd *exec.Cmd) {
 // openNoFollow opens a file the task controls: not through a final
 // symbolic link, and without blocking on a FIFO.
 const openNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+
+// canTraverse reports whether id has search (x) permission on st.
+func canTraverse(st os.FileInfo, id Identity) bool {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	perm := st.Mode().Perm()
+	switch {
+	case sys.Uid == id.UID:
+		return perm&0o100 != 0
+	case sys.Gid == id.GID || containsGID(id.Groups, sys.Gid):
+		return perm&0o010 != 0
+	}
+	return perm&0o001 != 0
+}

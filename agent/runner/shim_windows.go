@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"os"
 	"os/exec"
 
 	"github.com/heteroflow/heteroflow/agent/procgroup"
@@ -16,3 +17,5 @@ func detach(cmd *exec.Cmd) { procgroup.Prepare(cmd) }
 
 // openNoFollow: no such flags on Windows.
 const openNoFollow = 0
+
+func canTraverse(os.FileInfo, Identity) bool { return true }

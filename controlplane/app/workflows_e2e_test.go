@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	stdslices "slices"
 	"testing"
@@ -41,6 +42,10 @@ func (n *simNode) Run(_ context.Context, name string, args ...string) ([]byte, e
 func startAgent(t *testing.T, s *testServer, admin, vendor, model string) {
 	t.Helper()
 	dir := t.TempDir()
+	// Tasks run as an unprivileged account under a root agent: it must be
+	// able to traverse to its working directory, as under /var/lib.
+	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o711))
+	require.NoError(t, os.Chmod(dir, 0o711))
 	_, tok := s.bootstrapToken(admin)
 	n := &simNode{opts: fakesmi.Options{StatePath: filepath.Join(dir, "fake-state.json"),
 		Profile: &fakesmi.Profile{Vendor: vendor, Model: model, Count: 2, MemoryMiB: 65536}}}
