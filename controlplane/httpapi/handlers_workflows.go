@@ -179,22 +179,12 @@ func (h *workflowAPI) detail(ctx context.Context, w *controlplane.Workflow) (*Bo
 	return &Body[WorkflowDetailJSON]{Body: WorkflowDetailJSON{WorkflowJSON: workflowJSON(w), Spec: spec, Steps: steps, Edges: edges}}, nil
 }
 
-// workflowVisible applies the tasks' visibility policy (task_access.go) to
-// a workflow: admins and operators see all, a user their own, a viewer
-// their tenant's (a tenant-less viewer all), agent keys none.
+// workflowVisible applies the tasks' visibility policy (task_access.go)
+// to a workflow, as to a task of its owner and tenant that is placed
+// nowhere: admins and operators see all, a user their own, a viewer their
+// tenant's, agent keys none.
 func workflowVisible(p *auth.Principal, w *controlplane.Workflow) bool {
-	if p == nil {
-		return false
-	}
-	switch p.Role {
-	case controlplane.RoleAdmin, controlplane.RoleOperator:
-		return true
-	case controlplane.RoleUser:
-		return w.OwnerID == p.UserID
-	case controlplane.RoleViewer:
-		return p.Tenant == "" || w.Tenant == p.Tenant
-	}
-	return false
+	return TaskVisible(p, &controlplane.Task{OwnerID: w.OwnerID, Spec: controlplane.TaskSpec{Tenant: w.Tenant}})
 }
 
 // visible loads a workflow the caller may see; others' are "not found".
