@@ -134,11 +134,12 @@ type CreatedAPIKeyJSON struct {
 	Key string `json:"key" doc:"hf_<prefix>_<secret>; store it now, it is not shown again"`
 }
 
-// HealthJSON is /health's body.
+// HealthJSON is the body of /health, /health/ready and /health/live.
+// Checks and Version are present only for admins and operators.
 type HealthJSON struct {
-	Status  string `json:"status"`
-	Store   string `json:"store"`
-	Version string `json:"version"`
+	Status  string            `json:"status" enum:"ok,degraded"`
+	Checks  map[string]string `json:"checks,omitempty" doc:"Per check: ok or the error (admins and operators only)"`
+	Version string            `json:"version,omitempty"`
 }
 
 // ErrorInfo is the body of every error: {"error":{"code","message"}}.

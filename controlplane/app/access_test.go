@@ -25,7 +25,7 @@ var roles = []controlplane.Role{controlplane.RoleAdmin, controlplane.RoleOperato
 // table. A route added as Public or Authenticated by mistake would pass
 // every status check below, so it must be named here on purpose.
 var open = map[string]bool{
-	"GET /health": true, "GET /api/v1/openapi.json": true,
+	"GET /health": true, "GET /health/ready": true, "GET /health/live": true, "GET /api/v1/openapi.json": true,
 	"POST /api/v1/auth/login": true, "POST /api/v1/auth/refresh": true, "POST /api/v1/auth/register": true,
 	"POST /api/v1/auth/logout": true, "GET /api/v1/auth/me": true,
 	"POST /api/v1/agents/enroll": true, "GET /downloads/{file}": true, "GET /deploy-agent-all-in-one.sh": true,

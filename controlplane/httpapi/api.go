@@ -65,6 +65,7 @@ type API struct {
 	mu      sync.Mutex
 	routes  []Route
 	streams map[string]bool // paths mounted with HandleStream
+	healthState healthState
 	// certAuth resolves verified client certificates (see SetClientCertAuth).
 	certAuth atomic.Pointer[ClientCertAuth]
 }
@@ -123,12 +124,17 @@ func New(o Options) (*API, error) {
 	a.huma = humachi.New(r, cfg)
 	a.record(http.MethodGet, cfg.OpenAPIPath+".json", Public)
 
-	a.Handle(http.MethodGet, "/health", Public, http.HandlerFunc(a.health))
+	a.Handle(http.MethodGet, "/health", Public, http.HandlerFunc(a.healthReady))
+	a.Handle(http.MethodGet, "/health/ready", Public, http.HandlerFunc(a.healthReady))
+	a.Handle(http.MethodGet, "/health/live", Public, http.HandlerFunc(a.healthLive))
 	// The server's own metrics name routes, users' request rates and
 	// build details: readable with metrics:read only (scrapers use an API
 	// key; server.metrics_addr serves them unauthenticated on a separate listener).
 	a.Handle(http.MethodGet, "/metrics", Perm(auth.ResMetrics, auth.ActRead), promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
-	a.Document(http.MethodGet, "/health", Doc{ID: "health", Summary: "Liveness and store health", Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
+	a.Document(http.MethodGet, "/health", Doc{ID: "health", Summary: "Readiness (as /health/ready)", Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
+	a.Document(http.MethodGet, "/health/ready", Doc{ID: "health-ready", Summary: "Readiness: the store answers a read and takes a write; anonymous callers see only ok/degraded",
+		Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
+	a.Document(http.MethodGet, "/health/live", Doc{ID: "health-live", Summary: "Liveness: the process serves HTTP", Tags: []string{"server"}, Response: HealthJSON{}})
 	a.Document(http.MethodGet, "/metrics", Doc{ID: "server-metrics", Summary: "The server's own metrics in the Prometheus text format (needs metrics:read)", Tags: []string{"server"}, ResponseType: "text/plain"})
 	a.registerAuth()
 	a.registerUsers()

@@ -129,7 +129,8 @@ func statusOf(err error) int {
 		return http.StatusLocked
 	case errors.Is(err, auth.ErrRateLimited):
 		return http.StatusTooManyRequests
-	case errors.Is(err, controlplane.ErrUnavailable):
+	case errors.Is(err, controlplane.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		// A dependency that did not answer in time is unavailable, not broken.
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError

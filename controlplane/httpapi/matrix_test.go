@@ -36,6 +36,8 @@ func fixed(path string, body any) func(*env, controlplane.Role) (string, any) {
 // matrix is the contract of docs/api-contract.md, one entry per route.
 var matrix = map[string]matrixCase{
 	"GET /health":              {public: true, req: fixed("/health", nil)},
+	"GET /health/ready":        {public: true, req: fixed("/health/ready", nil)},
+	"GET /health/live":         {public: true, req: fixed("/health/live", nil)},
 	"GET /metrics":             {allowed: []controlplane.Role{"admin", "operator", "user", "viewer"}, req: fixed("/metrics", nil)},
 	"GET /api/v1/openapi.json": {public: true, req: fixed("/api/v1/openapi.json", nil)},
 	"POST /api/v1/auth/login": {public: true, req: func(e *env, _ controlplane.Role) (string, any) {

@@ -63,7 +63,7 @@ func runE2E(t *testing.T, dsn string) {
 		require.NoError(t, err)
 		h, err := c.Health(ctx)
 		require.NoError(t, err)
-		require.Equal(t, "ok", h.Store)
+		require.Equal(t, "ok", h.Status)
 	}
 	c, err := client.New("http://"+s.APIAddr(), nil)
 	require.NoError(t, err)
