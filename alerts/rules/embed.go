@@ -7,8 +7,8 @@ import "embed"
 
 // Files are the shipped rule files, without their tests.
 //
-//go:embed devices.yml platform.yml dcgm.yml
+//go:embed devices.yml platform.yml dcgm.yml billing.yml
 var Files embed.FS
 
 // Names lists the shipped rule files in load order.
-var Names = []string{"devices.yml", "platform.yml", "dcgm.yml"}
+var Names = []string{"devices.yml", "platform.yml", "dcgm.yml", "billing.yml"}

@@ -101,7 +101,8 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 		return err
 	}
 	sched, err := scheduling.New(scheduling.Options{Store: st, Config: cfg, Logger: log, Registry: a.srv.API().Registry(),
-		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record, Plugins: a.opts.plugins})
+		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record,
+		Gate: a.budgetGate, Plugins: a.opts.plugins})
 	if err != nil {
 		return err
 	}

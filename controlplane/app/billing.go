@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/metering"
 )
 
@@ -22,4 +23,13 @@ func (a *App) attachBilling(log *slog.Logger) error {
 	a.srv.API().RegisterBilling(m)
 	a.meter = m
 	return nil
+}
+
+// budgetGate is the scheduler's admission gate: budgets' hard stop (the
+// metering service is built after the scheduler, before anything runs).
+func (a *App) budgetGate(spec *controlplane.TaskSpec) (controlplane.QuotaPolicy, string) {
+	if a.meter == nil {
+		return "", ""
+	}
+	return a.meter.Gate(spec)
 }

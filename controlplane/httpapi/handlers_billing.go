@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -54,6 +55,14 @@ func (a *API) RegisterBilling(svc *metering.Service) {
 	Register(a, huma.Operation{OperationID: "close-statement", Metadata: Audited("billing.statement.close"), Method: http.MethodPost,
 		Path: Prefix + "/billing/statements", Summary: "Close a tenant's month: its statement never changes afterwards", Tags: tags,
 		DefaultStatus: http.StatusCreated, Errors: []int{400, 404, 409}}, write, b.closeStatement)
+	Register(a, huma.Operation{OperationID: "list-budgets", Method: http.MethodGet, Path: Prefix + "/billing/budgets",
+		Summary: "Monthly budgets with this month's spend", Tags: tags}, read, b.listBudgets)
+	Register(a, huma.Operation{OperationID: "put-budget", Metadata: Audited("billing.budget.put"), Method: http.MethodPut,
+		Path: Prefix + "/billing/budgets", Summary: "Set the monthly budget of a tenant or project (alerts at 80 % and 100 %, optional hard stop)",
+		Tags: tags, Errors: []int{400}}, write, b.putBudget)
+	Register(a, huma.Operation{OperationID: "delete-budget", Metadata: Audited("billing.budget.delete"), Method: http.MethodDelete,
+		Path: Prefix + "/billing/budgets/{id}", Summary: "Remove a budget", Tags: tags, DefaultStatus: http.StatusNoContent,
+		Errors: []int{404}}, write, b.deleteBudget)
 }
 
 // ReportQuery selects a report.
@@ -285,13 +294,13 @@ func (b *billingAPI) deletePrice(ctx context.Context, in *priceIDIn) (*struct{},
 
 // StatementJSON is a closed statement (Report only when one is asked for).
 type StatementJSON struct {
-	ID       int64            `json:"id"`
-	Tenant   string           `json:"tenant"`
-	Month    string           `json:"month"`
-	Currency string           `json:"currency"`
-	Total    float64          `json:"total"`
-	ClosedBy string           `json:"closed_by"`
-	ClosedAt string           `json:"closed_at"`
+	ID       int64                 `json:"id"`
+	Tenant   string                `json:"tenant"`
+	Month    string                `json:"month"`
+	Currency string                `json:"currency"`
+	Total    float64               `json:"total"`
+	ClosedBy string                `json:"closed_by"`
+	ClosedAt string                `json:"closed_at"`
 	Report   *metering.UsageReport `json:"report,omitempty"`
 }
 
@@ -376,4 +385,66 @@ func (b *billingAPI) closeStatement(ctx context.Context, in *closeStatementIn) (
 	}
 	SetAuditDetail(ctx, fmt.Sprintf("total=%.2f %s", st.Total, st.Currency))
 	return &Body[StatementJSON]{Body: statementJSON(st)}, nil
+}
+
+// BudgetJSON is a monthly budget on the wire.
+type BudgetJSON struct {
+	ID       int64   `json:"id,omitempty" readOnly:"true"`
+	Tenant   string  `json:"tenant" minLength:"1" maxLength:"128"`
+	Project  string  `json:"project,omitempty" maxLength:"128" doc:"Empty: the whole tenant"`
+	Amount   float64 `json:"amount" doc:"Per calendar month, in the currency"`
+	Currency string  `json:"currency,omitempty" doc:"ISO 4217, default CNY"`
+	HardStop string  `json:"hard_stop,omitempty" doc:"Once spent: queue (hold new tasks) or refuse them; empty: alert only"`
+	// This month's spend, as of the last check (read only).
+	Spent     float64 `json:"spent" readOnly:"true"`
+	UsedRatio float64 `json:"used_ratio" readOnly:"true"`
+}
+
+type putBudgetIn struct {
+	Body BudgetJSON
+}
+
+type budgetIDIn struct {
+	ID int64 `path:"id" minimum:"1"`
+}
+
+func (b *billingAPI) listBudgets(ctx context.Context, _ *struct{}) (*Body[List[BudgetJSON]], error) {
+	p := PrincipalFrom(ctx)
+	bs, err := b.svc.Budgets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items := []BudgetJSON{}
+	for _, st := range bs {
+		x := st.Budget
+		visible := p.Role == controlplane.RoleAdmin || (p.Role == controlplane.RoleOperator && (p.Tenant == "" || p.Tenant == x.Tenant)) ||
+			(p.Tenant != "" && p.Tenant == x.Tenant) // users and viewers see their tenant's budgets
+		if !visible {
+			continue
+		}
+		items = append(items, BudgetJSON{ID: x.ID, Tenant: x.Tenant, Project: x.Project, Amount: x.Amount, Currency: x.Currency,
+			HardStop: x.HardStop, Spent: round2(st.Cost), UsedRatio: st.Ratio})
+	}
+	return &Body[List[BudgetJSON]]{Body: List[BudgetJSON]{Items: items, Total: len(items), Limit: len(items)}}, nil
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+func (b *billingAPI) putBudget(ctx context.Context, in *putBudgetIn) (*Body[BudgetJSON], error) {
+	SetAuditModule(ctx, metering.ModuleBilling)
+	x := &controlplane.Budget{Tenant: in.Body.Tenant, Project: in.Body.Project, Amount: in.Body.Amount,
+		Currency: in.Body.Currency, HardStop: in.Body.HardStop}
+	SetAudit(ctx, "billing.budget.put", "budget/"+x.Tenant+"/"+x.Project)
+	SetAuditDetail(ctx, fmt.Sprintf("amount=%g %s hard_stop=%q", x.Amount, x.Currency, x.HardStop))
+	if err := b.svc.PutBudget(ctx, x); err != nil {
+		return nil, err
+	}
+	return &Body[BudgetJSON]{Body: BudgetJSON{ID: x.ID, Tenant: x.Tenant, Project: x.Project, Amount: x.Amount,
+		Currency: x.Currency, HardStop: x.HardStop}}, nil
+}
+
+func (b *billingAPI) deleteBudget(ctx context.Context, in *budgetIDIn) (*struct{}, error) {
+	SetAuditModule(ctx, metering.ModuleBilling)
+	SetAudit(ctx, "billing.budget.delete", "budget/"+strconv.FormatInt(in.ID, 10))
+	return nil, b.svc.DeleteBudget(ctx, in.ID)
 }

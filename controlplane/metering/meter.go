@@ -144,7 +144,16 @@ func (s *Service) Run(ctx context.Context) {
 		defer cancel()
 		_ = s.store.ReleaseLease(rctx, LeaseName, s.cfg.Holder)
 	}()
+	var checked time.Time
 	for {
+		if s.now().Sub(checked) >= budgetEvery {
+			// Every server checks budgets: the hard stop is read by
+			// whichever server leads the scheduler.
+			if err := s.checkBudgets(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("budget check failed", "err", err)
+			}
+			checked = s.now()
+		}
 		ok, err := s.store.AcquireLease(ctx, LeaseName, s.cfg.Holder, 3*s.cfg.Interval)
 		switch {
 		case err != nil && ctx.Err() == nil:

@@ -52,6 +52,8 @@ type Service struct {
 	done map[recKey]bool
 	// budgetLevel is the highest alert level raised per budget and month.
 	budgetLevel map[string]int
+	// budgets is this month's spend per budget, as of the last check.
+	budgets map[string]*budgetState
 }
 
 // New builds a Service.

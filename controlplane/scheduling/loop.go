@@ -112,6 +112,22 @@ func (s *Service) admitLocked(ctx context.Context) error {
 	}
 	for _, t := range tasks {
 		to, reason, final := controlplane.TaskQueued, "admitted", false
+		if s.gate != nil {
+			switch policy, why := s.gate(&t.Spec); policy {
+			case controlplane.QuotaQueue:
+				continue // stays submitted until the gate opens
+			case controlplane.QuotaRefuse:
+				if err := s.markFinal(ctx, t.ID, "refused: "+why); err != nil {
+					return err
+				}
+				if _, err := s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted,
+					To: controlplane.TaskFailed, Reason: "refused: " + why, Actor: "scheduler"}); err != nil && !errors.Is(err, controlplane.ErrConflict) {
+					return err
+				}
+				s.m.admissions.WithLabelValues(string(controlplane.TaskFailed)).Inc()
+				continue
+			}
+		}
 		r, err := requestOf(t)
 		if err != nil {
 			to, reason, final = controlplane.TaskFailed, "not schedulable: "+err.Error(), true

@@ -48,6 +48,10 @@ type Options struct {
 	// enables them by name like any other. A name that clashes with a
 	// built-in is refused at New.
 	Plugins framework.Registry
+	// Gate is asked before admission of each submitted task (budgets' hard
+	// stop): policy refuse fails the task with the reason, queue leaves it
+	// submitted until the gate opens, "" admits. nil: no gate.
+	Gate func(*controlplane.TaskSpec) (controlplane.QuotaPolicy, string)
 }
 
 // LeaseName is the leader lease of the scheduler.
@@ -63,6 +67,7 @@ type Service struct {
 	sample plugins.Sampler
 	audit  func(*controlplane.AuditEntry)
 	extra  framework.Registry // out-of-tree plugins (Options.Plugins)
+	gate   func(*controlplane.TaskSpec) (controlplane.QuotaPolicy, string)
 	holder string
 	now    func() time.Time
 
@@ -109,7 +114,7 @@ func New(o Options) (*Service, error) {
 		return nil, fmt.Errorf("scheduling: out-of-tree plugins: %w", err)
 	}
 	s := &Service{store: o.Store, cfg: o.Config, log: o.Logger, notify: o.Notifier, sample: o.Sampler, audit: o.Audit,
-		extra: o.Plugins, holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
+		extra: o.Plugins, gate: o.Gate, holder: o.Holder, now: o.Now, backoff: map[int64]time.Time{}, attempts: map[int64]int{},
 		waiting: map[string][]*pending{}, preempted: map[int64][]int64{}}
 	m, err := newMetrics(o.Registry, s)
 	if err != nil {
