@@ -88,6 +88,10 @@ func Open(cfg Config, o Options) (*Store, error) {
 	return s, nil
 }
 
+// subqueryDefaultStep is the step of subqueries that name none, as in a
+// Prometheus with the default evaluation_interval.
+const subqueryDefaultStep = time.Minute
+
 func (s *Store) openEmbedded(cfg Config, o Options, meta *ingest.MetadataStore) (storage.AppendableV2, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("metrics: creating %s: %w", cfg.Dir, err)
@@ -124,6 +128,10 @@ func (s *Store) openEmbedded(cfg Config, o Options, meta *ingest.MetadataStore) 
 		Logger: o.Logger.With("component", "promql"), Reg: o.Registerer,
 		MaxSamples: cfg.Query.MaxSamples, Timeout: cfg.Query.Timeout, ActiveQueryTracker: s.tracker,
 		LookbackDelta: cfg.Query.LookbackDelta, EnableAtModifier: true, EnableNegativeOffset: true,
+		// A subquery without a step (x[10m:]) evaluates at this interval,
+		// Prometheus' default global evaluation_interval. Unset, the engine
+		// dereferences a nil function and the query panics.
+		NoStepSubqueryIntervalFn: func(int64) int64 { return subqueryDefaultStep.Milliseconds() },
 	})
 	s.querier = query.NewEmbedded(engine, db)
 	api, err := promapi.New(promapi.Options{Engine: engine, Queryable: db, Metadata: meta, Version: o.Version, Logger: o.Logger.With("component", "promapi")})
