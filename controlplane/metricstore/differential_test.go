@@ -57,6 +57,7 @@ type diffScale struct {
 	shards                                  [2]int // min and max remote-write shards
 	batch                                   int    // max samples per remote-write request
 	workers                                 int    // comparison queries in flight
+	nameRounds                              int    // rounds of whole-metric-name answers among the per-series ones
 }
 
 func (s diffScale) withSoak() diffScale {
@@ -64,8 +65,9 @@ func (s diffScale) withSoak() diffScale {
 		return s
 	}
 	s.gauges, s.counters, s.histograms, s.ephemeral = 2000, 1000, 100, 500
-	s.scrapes = 600
+	s.scrapes = 300
 	s.interval = 500 * time.Millisecond
+	s.nameRounds = 2 // whole names are answers of up to 600k samples here
 	s.shards = [2]int{8, 16}
 	s.batch = 200
 	s.workers = 32
@@ -78,7 +80,7 @@ func (s diffScale) withSoak() diffScale {
 var defaultDiffScale = diffScale{
 	gauges: 120, counters: 60, histograms: 12, ephemeral: 30,
 	scrapes: 20, interval: time.Second,
-	shards: [2]int{4, 8}, batch: 25, workers: 16,
+	shards: [2]int{4, 8}, batch: 25, workers: 16, nameRounds: 8,
 }
 
 // diffTarget serves Prometheus text exposition whose values change at
@@ -473,7 +475,7 @@ type diffReport struct {
 // compareAll lists the job's series on both sides, then compares each
 // series' raw samples in (ts-window, ts] one by one, with w queries in
 // flight.
-func compareAll(ctx context.Context, e diffEnv, ts time.Time, workers int) (diffReport, error) {
+func compareAll(ctx context.Context, e diffEnv, ts time.Time, workers, rounds int) (diffReport, error) {
 	window := ts.Sub(e.start) + 10*time.Second
 	match := `{job="diff"}`
 	ref, err := seriesList(ctx, e.promURL, match, e.start.Add(-10*time.Second), ts)
@@ -610,7 +612,7 @@ func compareAll(ctx context.Context, e diffEnv, ts time.Time, workers int) (diff
 	}
 	for i, s := range ref {
 		jobs <- job{sel: s.selector(), single: true}
-		if i%max(1, len(ref)/8) == 0 { // eight rounds of whole-name answers
+		if i%max(1, len(ref)/rounds) == 0 {
 			for n := range names {
 				jobs <- job{sel: n + `{job="diff"}`}
 			}
@@ -819,7 +821,7 @@ func runDifferential(t *testing.T, s diffScale, remote bool) {
 	target.mu.Lock()
 	scrapes := target.n
 	target.mu.Unlock()
-	rep, err := compareAll(ctx, e, ts, s.workers)
+	rep, err := compareAll(ctx, e, ts, s.workers, s.nameRounds)
 	require.NoError(t, err)
 	mode := "embedded"
 	if remote {
