@@ -1,0 +1,102 @@
+package chaos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// errPartitioned is what a simulated agent's calls fail with while it is
+// cut off from the server.
+var errPartitioned = errors.New("network partition (simulated)")
+
+// apiClient is a minimal JSON client; cut makes every call fail, as a
+// partition does.
+type apiClient struct {
+	base   string
+	bearer atomic.Value // string
+	hc     *http.Client
+	cut    atomic.Bool
+}
+
+func newAPIClient(base string, hc *http.Client) *apiClient {
+	c := &apiClient{base: base, hc: hc}
+	c.bearer.Store("")
+	return c
+}
+
+type httpError struct {
+	Status int
+	Body   string
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+
+func (c *apiClient) do(ctx context.Context, method, path string, body, out any) error {
+	if c.cut.Load() {
+		return errPartitioned
+	}
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if b := c.bearer.Load().(string); b != "" {
+		req.Header.Set("Authorization", "Bearer "+b)
+	}
+	res, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return err
+	}
+	if res.StatusCode >= 300 {
+		return &httpError{Status: res.StatusCode, Body: string(raw)}
+	}
+	if out != nil && len(raw) > 0 {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// retry calls f until it succeeds, ctx ends or the deadline passes.
+func retry(ctx context.Context, d time.Duration, f func() error) error {
+	deadline := time.Now().Add(d)
+	wait := 50 * time.Millisecond
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		var he *httpError
+		if errors.As(err, &he) && he.Status >= 400 && he.Status < 500 && he.Status != 429 && he.Status != 401 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 2*time.Second)
+	}
+}
