@@ -185,7 +185,7 @@ func (s *Server) Start() error {
 			_ = s.apiLn.Close()
 			return fmt.Errorf("listen console %s: %w", s.cfg.ConsoleAddr, err)
 		}
-		s.consoleSrv = newHTTPServer(ConsoleHandler(s.api, web.Dist(), web.Built()), s.log)
+		s.consoleSrv = newHTTPServer(ConsoleHandler(tracing.Handler(s.api), web.Dist(), web.Built()), s.log)
 		go s.serve(s.consoleSrv, s.consoleLn, "console")
 	}
 	if s.cfg.MetricsAddr != "" {
