@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -60,4 +62,21 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// listQuery is a list call's query: the filters that are set, and the page.
+func listQuery(filters map[string]string, limit, offset int) url.Values {
+	v := url.Values{}
+	for k, val := range filters {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	if offset > 0 {
+		v.Set("offset", strconv.Itoa(offset))
+	}
+	return v
 }

@@ -115,19 +115,8 @@ func taskListCmd(cf *clientFlags) *cobra.Command {
 		Short: "List tasks / 列出任务",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := url.Values{}
-			for k, val := range map[string]string{"state": state, "owner": owner, "label": label, "since": since,
-				"until": until, "q": q, "tenant": tenant} {
-				if val != "" {
-					v.Set(k, val)
-				}
-			}
-			if limit > 0 {
-				v.Set("limit", strconv.Itoa(limit))
-			}
-			if offset > 0 {
-				v.Set("offset", strconv.Itoa(offset))
-			}
+			v := listQuery(map[string]string{"state": state, "owner": owner, "label": label, "since": since,
+				"until": until, "q": q, "tenant": tenant}, limit, offset)
 			c, err := cf.client()
 			if err != nil {
 				return err

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -142,18 +141,7 @@ func workflowListCmd(cf *clientFlags) *cobra.Command {
 		Short: "List workflows / 列出工作流",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := url.Values{}
-			for k, val := range map[string]string{"state": state, "q": q, "owner": owner} {
-				if val != "" {
-					v.Set(k, val)
-				}
-			}
-			if limit > 0 {
-				v.Set("limit", strconv.Itoa(limit))
-			}
-			if offset > 0 {
-				v.Set("offset", strconv.Itoa(offset))
-			}
+			v := listQuery(map[string]string{"state": state, "q": q, "owner": owner}, limit, offset)
 			c, err := cf.client()
 			if err != nil {
 				return err
