@@ -10,7 +10,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --sho
 DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics fonts-wqy-zenhei
 FUZZTIME ?= 20000x
 
-.PHONY: all build web go deps deb-deps web-deps run test test-go test-integrity test-fuzz test-deploy test-web bench clean
+.PHONY: all build web go deps deb-deps web-deps run test test-go test-integrity test-promql-parity test-fuzz test-deploy test-web bench clean
 
 all: build
 
@@ -52,6 +52,11 @@ test-go:
 ## PromQL answers; real Prometheus vs our store, embedded and remote mode)
 test-integrity:
 	$(GO) test -race -count=1 -timeout 10m -run 'TestConcurrentQueries|TestLabelAnswers|TestDifferential' ./controlplane/metricstore/ ./controlplane/metricstore/promapi/
+
+## test-promql-parity: our /prometheus API vs a Prometheus built from the
+## module version in go.mod (the first run builds it: minutes; cached after)
+test-promql-parity:
+	HETEROFLOW_PROMQL_PARITY=1 $(GO) test -count=1 -timeout 60m -v -run TestPromQLParity ./controlplane/metricstore/
 
 test-fuzz:
 	./deploy/fuzz-all.sh $(FUZZTIME)

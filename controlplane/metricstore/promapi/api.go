@@ -138,7 +138,7 @@ func (a *API) wrap(f func(*http.Request) (result, *apiError)) http.HandlerFunc {
 
 type queryData struct {
 	ResultType parser.ValueType `json:"resultType"`
-	Result     parser.Value     `json:"result"`
+	Result     resultJSON       `json:"result"`
 }
 
 func (a *API) query(r *http.Request) (result, *apiError) {
@@ -202,7 +202,7 @@ func (a *API) exec(ctx context.Context, q promql.Query, expr string) (result, *a
 	}
 	warnings, infos := res.Warnings.AsStrings(expr, 10, 10)
 	return result{
-		data:     queryData{ResultType: res.Value.Type(), Result: nonNil(res.Value)},
+		data:     queryData{ResultType: res.Value.Type(), Result: resultJSON{nonNil(res.Value)}},
 		warnings: warnings, infos: infos,
 		finalizer: q.Close,
 	}, nil

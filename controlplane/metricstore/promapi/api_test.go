@@ -142,3 +142,18 @@ func TestParseErrorMessage(t *testing.T) {
 		require.True(t, strings.HasPrefix(e.Error, `invalid parameter "query": 1:5: parse error:`), e.Error)
 	}
 }
+
+// TestNumbersAsPrometheusWritesThem: sample values use exponent notation
+// below 1e-6 and from 1e21 on, as Prometheus' HTTP API writes them.
+func TestNumbersAsPrometheusWritesThem(t *testing.T) {
+	t.Parallel()
+	h, now := newAPI(t, 1000)
+	for q, want := range map[string]string{`vector(1e300)`: `"1e+300"`, `vector(1e-7)`: `"1e-07"`, `vector(123.25)`: `"123.25"`, `vector(-Inf)`: `"-Inf"`} {
+		code, e := do(t, h, http.MethodGet, "/api/v1/query", url.Values{"query": {q}, "time": {unix(now)}})
+		require.Equal(t, http.StatusOK, code)
+		require.JSONEq(t, `{"resultType":"vector","result":[{"metric":{},"value":[`+unix(now)+`,`+want+`]}]}`, string(e.Data), q)
+		code, e = do(t, h, http.MethodGet, "/api/v1/query_range", url.Values{"query": {q}, "start": {unix(now)}, "end": {unix(now)}, "step": {"1"}})
+		require.Equal(t, http.StatusOK, code)
+		require.JSONEq(t, `{"resultType":"matrix","result":[{"metric":{},"values":[[`+unix(now)+`,`+want+`]]}]}`, string(e.Data), q)
+	}
+}
