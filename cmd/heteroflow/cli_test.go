@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/controlplane/app"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
@@ -196,7 +197,7 @@ func startAgent(t *testing.T, base, name string) {
 	require.NotEmpty(t, tok.Token)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
+	dir := agenttest.DataDir(t) // tasks run as an unprivileged account
 	cmd := exec.CommandContext(ctx, os.Args[0], "agent", "--server", base, "--token", tok.Token, "--data-dir", dir,
 		"--name", name, "--no-collector", "--heartbeat", "1s", "--poll-wait", "2s")
 	cmd.Env = append(os.Environ(), "HETEROFLOW_CLI_TEST_MAIN=1", "PATH="+filepath.Dir(mustLook(t, "sh")))
