@@ -155,6 +155,9 @@ func (s *TaskSpec) Validate() error {
 	case s.Gang != "" && s.GangSize < 1:
 		return Invalidf("gang_size must be at least 1 when gang is set")
 	}
+	if err := s.validBounds(); err != nil {
+		return err
+	}
 	if err := validVendor(s.Vendor); err != nil {
 		return err
 	}

@@ -62,9 +62,9 @@ type API struct {
 	router  chi.Router
 	huma    huma.API
 
-	mu      sync.Mutex
-	routes  []Route
-	streams map[string]bool // paths mounted with HandleStream
+	mu          sync.Mutex
+	routes      []Route
+	streams     map[string]bool // paths mounted with HandleStream
 	healthState healthState
 	// certAuth resolves verified client certificates (see SetClientCertAuth).
 	certAuth atomic.Pointer[ClientCertAuth]

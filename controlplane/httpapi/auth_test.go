@@ -195,7 +195,6 @@ func TestLoginBackoffPerAddress(t *testing.T) {
 	require.Nil(t, u.LockedUntil)
 }
 
-
 func TestLoginRateLimit(t *testing.T) {
 	e := newEnv(t, func(c *auth.Config, _ *Options) { c.LoginLimit = 20 })
 	// newEnv logged in 4 users from this IP already.

@@ -146,3 +146,21 @@ func TestHostileStringsVerbatim(t *testing.T) {
 	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/users", admin, nil, &l))
 	require.Equal(t, 5, l.Total)
 }
+
+// TestTaskBounds: the API refuses out-of-range numbers and NUL bytes with
+// 400 before the store sees them.
+func TestTaskBounds(t *testing.T) {
+	e := newEnv(t)
+	tok := e.tokens[controlplane.RoleUser]
+	for name, body := range map[string]map[string]any{
+		"memory_mib 2^63-1": {"name": "m", "command": []string{"true"}, "device_count": 1, "memory_mib": int64(1<<63 - 1)},
+		"cpu_milli":         {"name": "m", "command": []string{"true"}, "cpu_milli": 1 << 40},
+		"gang_size":         {"name": "m", "command": []string{"true"}, "gang": "g", "gang_size": 1 << 30},
+		"NUL in name":       {"name": "a\x00b", "command": []string{"true"}},
+		"long project":      {"name": "m", "command": []string{"true"}, "project": strings.Repeat("p", 129)},
+	} {
+		st, er := e.apiErr(http.MethodPost, "/api/v1/tasks", tok, body)
+		require.Equal(t, http.StatusBadRequest, st, name)
+		require.Equal(t, "invalid_argument", er.Code, name)
+	}
+}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,45 @@ func testHostile(t *testing.T, open Opener) {
 	n, err := s.CountUsers(ctx(t))
 	require.NoError(t, err)
 	require.Equal(t, len(Hostile), n)
+}
+
+// testBounds: out-of-range numbers, NUL bytes and invalid UTF-8 are refused
+// with ErrInvalid by every store alike, before anything is written.
+func testBounds(t *testing.T, open Opener) {
+	s := open(t)
+	u := mkUser(t, s, "bounded", controlplane.RoleUser)
+	cases := map[string]func(*controlplane.TaskSpec){
+		"memory_mib 2^63-1":  func(sp *controlplane.TaskSpec) { sp.DeviceCount, sp.MemoryMiB = 1, 1<<63-1 },
+		"memory_mib > max":   func(sp *controlplane.TaskSpec) { sp.DeviceCount, sp.MemoryMiB = 1, controlplane.MaxMemoryMiB+1 },
+		"cpu_milli > max":    func(sp *controlplane.TaskSpec) { sp.CPUMilli = controlplane.MaxCPUMilli + 1 },
+		"host memory > max":  func(sp *controlplane.TaskSpec) { sp.HostMemoryMiB = 1 << 62 },
+		"gang_size > max":    func(sp *controlplane.TaskSpec) { sp.Gang, sp.GangSize = "g", controlplane.MaxGangSize+1 },
+		"gang_size negative": func(sp *controlplane.TaskSpec) { sp.GangSize = -1 },
+		"long tenant":        func(sp *controlplane.TaskSpec) { sp.Tenant = strings.Repeat("t", controlplane.MaxTenantLen+1) },
+		"long project":       func(sp *controlplane.TaskSpec) { sp.Project = strings.Repeat("p", controlplane.MaxProjectLen+1) },
+		"NUL in name":        func(sp *controlplane.TaskSpec) { sp.Name = "a\x00b" },
+		"NUL in command":     func(sp *controlplane.TaskSpec) { sp.Command = []string{"sh", "-c", "x\x00"} },
+		"NUL in env":         func(sp *controlplane.TaskSpec) { sp.Env = map[string]string{"A": "\x00"} },
+		"NUL in tenant":      func(sp *controlplane.TaskSpec) { sp.Tenant = "ac\x00me" },
+		"NUL in label":       func(sp *controlplane.TaskSpec) { sp.Labels = map[string]string{"k": "v\x00"} },
+		"NUL in secret_env":  func(sp *controlplane.TaskSpec) { sp.SecretEnv = map[string]string{"K\x00": "v"} },
+		"bad UTF-8 project":  func(sp *controlplane.TaskSpec) { sp.Project = "\xff\xfe" },
+		"env name with =":    func(sp *controlplane.TaskSpec) { sp.Env = map[string]string{"A=B": "1"} },
+	}
+	for name, mut := range cases {
+		t.Run(name, func(t *testing.T) {
+			task := &controlplane.Task{OwnerID: u.ID, Spec: MinimalSpec("b")}
+			mut(&task.Spec)
+			require.ErrorIs(t, s.CreateTask(ctx(t), task), controlplane.ErrInvalid)
+			require.Zero(t, task.ID)
+		})
+	}
+	bad := &controlplane.User{Username: "nul", DisplayName: "x\x00", Role: controlplane.RoleUser}
+	require.ErrorIs(t, s.CreateUser(ctx(t), bad), controlplane.ErrInvalid)
+	tenant := "a\x00"
+	_, err := s.UpdateUser(ctx(t), u.ID, controlplane.UserUpdate{Tenant: &tenant})
+	require.ErrorIs(t, err, controlplane.ErrInvalid)
+	_, total, err := s.ListTasks(ctx(t), controlplane.TaskFilter{})
+	require.NoError(t, err)
+	require.Zero(t, total, "nothing was stored")
 }

@@ -33,6 +33,9 @@ func PrepareUser(u *controlplane.User) error {
 	if !u.Role.Valid() {
 		return controlplane.Invalidf("unknown role %q", u.Role)
 	}
+	if err := userText(&u.Username, &u.DisplayName, &u.Email, &u.Tenant); err != nil {
+		return err
+	}
 	if u.Status == "" {
 		u.Status = controlplane.UserActive
 	}
@@ -44,8 +47,31 @@ func PrepareUser(u *controlplane.User) error {
 	return nil
 }
 
+// userText applies the text rules both stores share (valid UTF-8, no NUL,
+// tenant within controlplane.MaxTenantLen) to the non-nil fields.
+func userText(username, display, email, tenant *string) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"username", username}, {"display_name", display}, {"email", email}, {"tenant", tenant}} {
+		if f.v == nil {
+			continue
+		}
+		if err := controlplane.CleanText(f.name, *f.v); err != nil {
+			return err
+		}
+	}
+	if tenant != nil && len(*tenant) > controlplane.MaxTenantLen {
+		return controlplane.Invalidf("tenant is longer than %d bytes", controlplane.MaxTenantLen)
+	}
+	return nil
+}
+
 // CheckUserUpdate validates the enumerated fields of an update.
 func CheckUserUpdate(upd controlplane.UserUpdate) error {
+	if err := userText(nil, upd.DisplayName, upd.Email, upd.Tenant); err != nil {
+		return err
+	}
 	if upd.Role != nil && !upd.Role.Valid() {
 		return controlplane.Invalidf("unknown role %q", *upd.Role)
 	}
