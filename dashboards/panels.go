@@ -73,6 +73,8 @@ func bars(title, desc, unit string, w uint32, targets ...cog.Builder[variants.Da
 func grid(title, desc string, w uint32, targets ...cog.Builder[variants.Dataquery]) *table.PanelBuilder {
 	return table.NewPanelBuilder().Title(title).Description(desc).Datasource(datasource).
 		Span(w).Height(tall).Targets(refIDs(targets)).NoValue("no data").
+		// An explicit empty reducer list: Grafana's table reads it as an array.
+		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{})).
 		WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}})
 }
 
