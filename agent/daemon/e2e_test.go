@@ -253,7 +253,8 @@ func TestAgentEndToEnd(t *testing.T) {
 	})
 
 	t.Run("task environment is clean", func(t *testing.T) {
-		id := s.task("env")
+		id := s.taskSpec(controlplane.TaskSpec{Name: "env", Command: []string{"env"},
+			Env: map[string]string{"PLAIN": "1"}, SecretEnv: map[string]string{"DB_PASSWORD": "handed-to-the-agent-only"}})
 		require.Equal(t, 200, s.call("POST", fmt.Sprintf("/api/v1/tasks/%d/assign", id), map[string]any{"node_id": node.ID}, nil))
 		waitFor(t, "task succeeded", func() bool { return s.state(id) == controlplane.TaskSucceeded })
 		var lg struct{ Data string }
@@ -263,6 +264,9 @@ func TestAgentEndToEnd(t *testing.T) {
 		require.Contains(t, lg.Data, fmt.Sprintf("HETEROFLOW_TASK_ID=%d\n", id))
 		require.NotContains(t, lg.Data, "agent-held-admin-password")
 		require.NotContains(t, lg.Data, "HETEROFLOW_ADMIN_PASSWORD")
+		// The task's own env and secret_env reach it through the assignment.
+		require.Contains(t, lg.Data, "PLAIN=1\n")
+		require.Contains(t, lg.Data, "DB_PASSWORD=handed-to-the-agent-only\n")
 	})
 
 	t.Run("gold MIG slice is created and removed through nvidia-smi", func(t *testing.T) {

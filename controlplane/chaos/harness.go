@@ -317,6 +317,7 @@ func (h *Harness) faults(ctx context.Context, rep *Report) {
 				continue
 			}
 			rep.ServerKills++
+			h.opts.Logger.Info("fault: server killed with SIGKILL and restarted")
 		case "agent":
 			n := len(h.sims) + len(h.reals)
 			i := rand.IntN(n)
@@ -330,9 +331,11 @@ func (h *Harness) faults(ctx context.Context, rep *Report) {
 				continue
 			}
 			rep.AgentKills++
+			h.opts.Logger.Info("fault: agent killed with SIGKILL and restarted", "agent", i)
 		case "partition":
 			h.partition(ctx)
 			rep.Partitions++
+			h.opts.Logger.Info("fault: partition healed")
 		}
 	}
 }
