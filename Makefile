@@ -29,14 +29,20 @@ deb-deps:
 web-deps:
 	@if [ -f web/package.json ]; then cd web && ( [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund ); fi
 
-## build: the console (Vite) embedded into the Go binary
-build: web go
+## build: the console (Vite) embedded into the Go binary, plus the Windows agent
+build: web go windows
 
 web: web-deps
 	@if [ -f web/package.json ]; then cd web && npm run build; fi
 
 go:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/heteroflow
+
+## windows: the same binary cross-compiled for Windows agents (deploy/README.md: run as a service)
+WINDOWS_BIN := bin/heteroflow-windows-amd64.exe
+.PHONY: windows
+windows:
+	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(WINDOWS_BIN) ./cmd/heteroflow
 
 ## run: server on embedded defaults + simulated heterogeneous nodes
 run: build

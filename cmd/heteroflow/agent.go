@@ -6,10 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,14 +96,16 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 				cfg.SimulatedLoad = simulatedLoad(state)
 			}
 			cfg.Version = version
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			stopTracing, err := tracing.StartOTLP(ctx, "heteroflow-agent", version)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = stopTracing(context.Background()) }()
-			return daemon.Run(ctx, cfg)
+			// Under the Windows service manager the agent answers its stop
+			// requests (agent_windows.go); elsewhere SIGINT/SIGTERM stop it.
+			return runAgentService(func(ctx context.Context) error {
+				stopTracing, err := tracing.StartOTLP(ctx, "heteroflow-agent", version)
+				if err != nil {
+					return err
+				}
+				defer func() { _ = stopTracing(context.Background()) }()
+				return daemon.Run(ctx, cfg)
+			})
 		},
 	}
 	f := cmd.Flags()
