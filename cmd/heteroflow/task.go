@@ -104,6 +104,7 @@ func taskSubmitCmd(cf *clientFlags) *cobra.Command {
 	f.BoolVar(&s.RDMA, "rdma", false, "needs RDMA / 需要 RDMA")
 	f.StringVar(&s.Gang, "gang", "", "gang group name / 组调度名")
 	f.IntVar(&s.GangSize, "gang-size", 0, "members of the gang / 组大小")
+	f.BoolVar(&s.WaitForNodes, "wait-for-nodes", false, "queue even if no node of the cluster can ever hold the task (else refused) / 即使当前集群无节点能容纳也排队等待新节点")
 	return cmd
 }
 

@@ -58,6 +58,9 @@ type TaskSpecJSON struct {
 	RDMA           bool              `json:"rdma,omitempty"`
 	Gang           string            `json:"gang,omitempty"`
 	GangSize       int               `json:"gang_size,omitempty"`
+	// WaitForNodes is read at submit time only: accept a task no node of
+	// the cluster can ever hold, to wait for nodes still to come.
+	WaitForNodes bool `json:"wait_for_nodes,omitempty" doc:"Submit only: queue the task even if no node in the cluster can ever hold it (otherwise 400 never_fits)"`
 }
 
 // TaskJSON is a stored task: the spec fields plus lifecycle bookkeeping.

@@ -194,6 +194,7 @@ type why struct {
 	Pending     bool   `json:"pending"`
 	LastAttempt *struct {
 		Summary    string         `json:"summary"`
+		NeverFits  string         `json:"never_fits"`
 		TotalNodes int            `json:"total_nodes"`
 		ByReason   map[string]int `json:"by_reason"`
 		Nodes      []struct {
@@ -215,13 +216,18 @@ func (s *testServer) submit(cred string, spec map[string]any) int64 {
 	return task.ID
 }
 
-// TestWhyPending: a task asking for a vendor no node has stays pending,
-// and why names the node that refused it and the reason.
+// TestWhyPending: a task asking for a vendor no node has is refused at
+// submit time (never_fits) unless it asks to wait for nodes; then it stays
+// pending, and why names the node that refused it, the reason, and that it
+// never fits (rather than waiting for busy devices).
 func TestWhyPending(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	admin := s.adminToken()
 	node, _ := s.enrollNode(admin, "why-node", "nvidia", 2)
-	id := s.submit(admin, map[string]any{"name": "wants-biren", "command": []string{"true"}, "vendor": "biren", "device_count": 1, "compute_percent": 100})
+	spec := map[string]any{"name": "wants-biren", "command": []string{"true"}, "vendor": "biren", "device_count": 1, "compute_percent": 100}
+	s.fails(http.StatusBadRequest, "never_fits", http.MethodPost, "/api/v1/tasks", admin, spec)
+	spec["wait_for_nodes"] = true
+	id := s.submit(admin, spec)
 
 	var w why
 	require.Eventually(t, func() bool {
@@ -240,6 +246,7 @@ func TestWhyPending(t *testing.T) {
 	require.Equal(t, node, w.LastAttempt.Nodes[0].Node)
 	require.Equal(t, "GPUType", w.LastAttempt.Nodes[0].Plugin)
 	require.NotEmpty(t, w.LastAttempt.Nodes[0].Reason)
+	require.Contains(t, w.LastAttempt.NeverFits, "no node in the cluster has biren devices")
 
 	s.fails(http.StatusNotFound, "not_found", http.MethodGet, "/api/v1/tasks/999/why", admin, nil)
 	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodGet, "/api/v1/tasks/x/why", admin, nil)

@@ -86,14 +86,16 @@ type PasswordPolicy struct {
 // prefers length over composition; three classes stops "aaaaaaaaaa").
 var DefaultPolicy = PasswordPolicy{MinLength: 10, MaxLength: 256, MinClasses: 3}
 
-// Check returns an ErrInvalid naming the rule the password breaks.
+// Check returns an ErrInvalid naming every rule the password breaks, so a
+// user fixes them in one go.
 func (pp PasswordPolicy) Check(password, username string) error {
+	var broken []string
 	n := len([]rune(password))
 	if n < pp.MinLength {
-		return controlplane.Invalidf("password must be at least %d characters", pp.MinLength)
+		broken = append(broken, fmt.Sprintf("password must be at least %d characters", pp.MinLength))
 	}
 	if pp.MaxLength > 0 && n > pp.MaxLength {
-		return controlplane.Invalidf("password must be at most %d characters", pp.MaxLength)
+		broken = append(broken, fmt.Sprintf("password must be at most %d characters", pp.MaxLength))
 	}
 	var lower, upper, digit, other int
 	for _, r := range password {
@@ -109,10 +111,13 @@ func (pp PasswordPolicy) Check(password, username string) error {
 		}
 	}
 	if lower+upper+digit+other < pp.MinClasses {
-		return controlplane.Invalidf("password must mix at least %d of: lower case, upper case, digits, symbols", pp.MinClasses)
+		broken = append(broken, fmt.Sprintf("password must mix at least %d of: lower case, upper case, digits, symbols", pp.MinClasses))
 	}
 	if username != "" && strings.Contains(strings.ToLower(password), strings.ToLower(username)) {
-		return controlplane.Invalidf("password must not contain the username")
+		broken = append(broken, "password must not contain the username")
+	}
+	if len(broken) > 0 {
+		return controlplane.Invalidf("%s", strings.Join(broken, "; "))
 	}
 	return nil
 }

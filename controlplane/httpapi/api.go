@@ -66,6 +66,7 @@ type API struct {
 	routes      []Route
 	streams     map[string]bool // paths mounted with HandleStream
 	healthState healthState
+	admissions  []TaskAdmission // see AddTaskAdmission
 	// certAuth resolves verified client certificates (see SetClientCertAuth).
 	certAuth atomic.Pointer[ClientCertAuth]
 }

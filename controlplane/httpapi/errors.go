@@ -50,6 +50,12 @@ var codes = map[int]string{
 	statusClientClosed:               "cancelled",
 }
 
+// CodedError is an error with its own stable code (e.g. "never_fits"),
+// for answers the console translates more precisely than the status's.
+func CodedError(status int, code, msg string) error {
+	return &APIError{status: status, Body: ErrorInfo{Code: code, Message: msg}}
+}
+
 func newAPIError(status int, msg string) *APIError {
 	code, ok := codes[status]
 	if !ok {

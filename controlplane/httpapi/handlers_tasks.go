@@ -75,6 +75,11 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON]
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if !in.Body.WaitForNodes {
+		if err := a.admitTask(ctx, spec); err != nil {
+			return nil, err
+		}
+	}
 	t := &controlplane.Task{Spec: spec, OwnerID: p.UserID, Owner: p.Username}
 	if err := a.store.CreateTask(ctx, t); err != nil {
 		return nil, fmt.Errorf("create task: %w", err)

@@ -15,9 +15,13 @@ import (
 // whyDoc answers "why pending" for one task from its last failed cycle; it
 // is stored as JSON (task_schedule.why) and served as is.
 type whyDoc struct {
-	TaskID        int64                  `json:"task_id"`
-	At            time.Time              `json:"at"`
-	Summary       string                 `json:"summary"`
+	TaskID  int64     `json:"task_id"`
+	At      time.Time `json:"at"`
+	Summary string    `json:"summary"`
+	// NeverFits says why no node of the cluster could ever hold the task
+	// (it waits for new nodes, not for running work to end); empty when
+	// it only waits for resources in use now.
+	NeverFits     string                 `json:"never_fits,omitempty"`
 	TotalNodes    int                    `json:"total_nodes"`
 	ByReason      map[string]int         `json:"by_reason,omitempty"`
 	Nodes         []framework.NodeStatus `json:"nodes,omitempty"`
@@ -60,6 +64,9 @@ func (s *Service) unschedulableLocked(ctx context.Context, t *controlplane.Task,
 		for reason := range dg.ByReason {
 			s.m.reasons.WithLabelValues(reason).Inc()
 		}
+	}
+	if s.snap != nil && s.snap.cl != nil {
+		d.NeverFits = neverFits(s.snap.cl.Nodes, t.Spec)
 	}
 	if p, ok := s.fw.Plugin(plugins.NameQuota); ok {
 		d.Quota = p.(*plugins.Quota).LastReason()

@@ -5,7 +5,9 @@
 package schedulingapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -45,6 +47,16 @@ func Mount(api *httpapi.API, s *scheduling.Service, store controlplane.Store) {
 	api.Handle(http.MethodGet, p+"/slices", httpapi.Perm(auth.ResNodes, auth.ActRead), http.HandlerFunc(h.slices))
 	api.Handle(http.MethodGet, p+"/scheduler/defrag", httpapi.Perm(auth.ResNodes, auth.ActRead), http.HandlerFunc(h.defragPlan))
 	api.Handle(http.MethodPost, p+"/scheduler/defrag", httpapi.Perm(auth.ResPlugins, auth.ActWrite), http.HandlerFunc(h.defragExecute))
+	// A task no node can ever hold is refused at submit (400 never_fits)
+	// unless it asks to wait for nodes.
+	api.AddTaskAdmission(func(ctx context.Context, spec controlplane.TaskSpec) error {
+		err := s.AdmitTask(ctx, spec)
+		var nf *scheduling.NeverFitsError
+		if errors.As(err, &nf) {
+			return httpapi.CodedError(http.StatusBadRequest, scheduling.ErrCodeNeverFits, nf.Error())
+		}
+		return err
+	})
 	document(api)
 }
 

@@ -115,7 +115,17 @@ export const nodesApi = {
   summary: () => api.get<SchedulerSummary>('/api/v1/scheduler/summary'),
 };
 
+/** Enrollment is GET /api/v1/server/enrollment: how agents reach the server. */
+export interface Enrollment {
+  external_url: string;
+  api_port: number;
+  tls: boolean;
+  server_fingerprint?: string;
+  self_signed: boolean;
+}
+
 export const tokensApi = {
+  enrollment: () => api.get<Enrollment>('/api/v1/server/enrollment'),
   list: () => api.get<List<BootstrapToken>>('/api/v1/bootstrap-tokens', { limit: 200 }),
   create: (description: string, ttlSeconds?: number) =>
     api.post<BootstrapToken>('/api/v1/bootstrap-tokens', { description, ...(ttlSeconds ? { ttl_seconds: ttlSeconds } : {}) }),

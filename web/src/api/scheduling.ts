@@ -28,6 +28,7 @@ export interface NewTask {
   project?: string;
   gang?: string;
   gang_size?: number;
+  wait_for_nodes?: boolean;
 }
 
 export interface PluginState {
@@ -81,6 +82,8 @@ export interface WhyAttempt {
   task_id: number;
   at: string;
   summary: string;
+  /** never_fits says why no node of the cluster could ever hold the task (empty: busy now). */
+  never_fits?: string;
   total_nodes: number;
   by_reason?: Record<string, number>;
   nodes?: NodeReason[];

@@ -4,6 +4,7 @@
 import { App } from 'antd';
 import i18n from '../i18n';
 import { ApiError } from '../api/http';
+import { serverText } from '../i18n/server';
 
 type MessageApi = ReturnType<typeof App.useApp>['message'];
 
@@ -19,7 +20,7 @@ export function errorText(err: unknown): string {
   if (err instanceof ApiError) {
     const parts = [err.code];
     if (err.requestId) parts.push(i18n.t('common.requestId', { id: err.requestId }));
-    return `${err.message} (${parts.join(', ')})`;
+    return `${serverText(err.message)} (${parts.join(', ')})`;
   }
   return err instanceof Error ? err.message : String(err);
 }

@@ -66,11 +66,16 @@ function Summary({ s }: { s: SchedulerSummary }) {
       <Col xs={24} md={12} xl={8}>
         <Card size="small" title={t('dash.scheduler')} data-testid="dash-scheduler">
           <Space direction="vertical" size={2}>
-            {s.scheduler.leader ? (
-              <Tag color="green">{t('dash.leader', { holder: s.scheduler.holder })}</Tag>
-            ) : (
-              <Tag>{t('dash.noLeader')}</Tag>
-            )}
+            {/* holder is "<host>/<instance id>": the host is what a user recognises. */}
+            <Tooltip title={t('dash.holderId', { holder: s.scheduler.holder })}>
+              {s.scheduler.leader ? (
+                <Tag color="green" data-testid="dash-leader">
+                  {t('dash.leader', { host: s.scheduler.holder.split('/')[0] || s.scheduler.holder })}
+                </Tag>
+              ) : (
+                <Tag data-testid="dash-leader">{t('dash.noLeader')}</Tag>
+              )}
+            </Tooltip>
             {s.scheduler.last_tick && (
               <Typography.Text type="secondary">{t('dash.lastTick', { at: formatTime(s.scheduler.last_tick) })}</Typography.Text>
             )}

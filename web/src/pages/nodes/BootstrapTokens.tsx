@@ -18,8 +18,12 @@ interface NewToken {
 
 function CreatedToken({ token }: { token: BootstrapToken }) {
   const { t } = useTranslation();
-  const [server, setServer] = useState(() => defaultServerURL(window.location));
-  const cmd = deployCommand(window.location.origin, server.trim(), token.token ?? '');
+  const enrollment = useQuery({ queryKey: ['enrollment'], queryFn: tokensApi.enrollment, staleTime: Infinity, meta: { inlineErrors: true } });
+  const [edited, setServer] = useState<string | null>(null);
+  const server = edited ?? defaultServerURL(window.location, enrollment.data);
+  const e = enrollment.data;
+  const fingerprint = e?.tls && e.self_signed ? e.server_fingerprint : undefined;
+  const cmd = deployCommand(window.location.origin, server.trim(), token.token ?? '', fingerprint);
   return (
     <Space direction="vertical" style={{ width: '100%' }}>
       <Alert type="warning" showIcon message={t('nodes.tokens.once')} />
@@ -28,7 +32,16 @@ function CreatedToken({ token }: { token: BootstrapToken }) {
         {token.token}
       </Typography.Paragraph>
       <Typography.Text strong>{t('nodes.tokens.serverURL')}</Typography.Text>
-      <Input value={server} onChange={(e) => setServer(e.target.value)} data-testid="token-server-url" />
+      <Input value={server} onChange={(ev) => setServer(ev.target.value)} data-testid="token-server-url" />
+      {fingerprint && (
+        <Alert
+          type="info"
+          showIcon
+          data-testid="token-fingerprint"
+          message={t('nodes.tokens.selfSigned')}
+          description={<Typography.Text code copyable>{fingerprint}</Typography.Text>}
+        />
+      )}
       <Typography.Text strong>{t('nodes.tokens.command')}</Typography.Text>
       <Typography.Paragraph copyable={{ text: cmd }} code data-testid="token-command" style={{ wordBreak: 'break-all' }}>
         {cmd}

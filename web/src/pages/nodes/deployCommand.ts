@@ -8,10 +8,19 @@ export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** defaultServerURL guesses the API on the console's host at the default port 3333. */
-export function defaultServerURL(loc: { protocol: string; hostname: string }): string {
+/**
+ * defaultServerURL is the API as agents reach it: the server's configured
+ * external URL, else the host name the browser used with the API
+ * listener's port and the scheme the server serves (https with TLS).
+ */
+export function defaultServerURL(
+  loc: { protocol: string; hostname: string },
+  e?: { external_url?: string; api_port?: number; tls?: boolean },
+): string {
+  if (e?.external_url) return e.external_url;
   const host = loc.hostname.includes(':') ? `[${loc.hostname}]` : loc.hostname;
-  return `${loc.protocol}//${host}:3333`;
+  const scheme = e ? (e.tls ? 'https:' : 'http:') : loc.protocol;
+  return `${scheme}//${host}:${e?.api_port || 3333}`;
 }
 
 /** scriptDefaultConsole is what the script assumes when --console is absent. */
@@ -24,9 +33,15 @@ function scriptDefaultConsole(server: string): string | null {
   }
 }
 
-export function deployCommand(consoleOrigin: string, server: string, token: string): string {
+/**
+ * deployCommand is the one-line install. With a self-signed https server
+ * the agent pins the certificate by its SHA-256 (--server-fingerprint);
+ * verification is never switched off (no curl -k).
+ */
+export function deployCommand(consoleOrigin: string, server: string, token: string, fingerprint?: string): string {
   const parts = ['curl -fsSL', shellQuote(`${consoleOrigin}/deploy-agent-all-in-one.sh`), '| bash -s --', '--server', shellQuote(server)];
   if (scriptDefaultConsole(server) !== consoleOrigin) parts.push('--console', shellQuote(consoleOrigin));
+  if (fingerprint && server.startsWith('https:')) parts.push('--server-fingerprint', shellQuote(fingerprint));
   parts.push('--token', shellQuote(token));
   return parts.join(' ');
 }

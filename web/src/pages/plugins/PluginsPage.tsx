@@ -6,7 +6,7 @@
 // write) are shown inline above the table.
 import { useState, type HTMLAttributes } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, InputNumber, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Button, Card, InputNumber, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { ArrowDownOutlined, ArrowUpOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { sched, type PluginList, type PluginState } from '../../api/scheduling';
@@ -33,6 +33,9 @@ function WeightInput({ plugin, onSave, disabled }: { plugin: PluginState; onSave
     </Space.Compact>
   );
 }
+
+/** CRITICAL filters protect running work; switching one off asks first. */
+const CRITICAL = new Set(['ResourceFit', 'GPUType', 'Quota', 'Gang']);
 
 export default function PluginsPage() {
   const { t } = useTranslation();
@@ -88,12 +91,22 @@ export default function PluginsPage() {
             render: (n: string, p) => (
               <Space>
                 <Typography.Text strong>{n}</Typography.Text>
+                {CRITICAL.has(n) && <Tag color="red">{t('sched.plugins.critical')}</Tag>}
                 {p.assign && (
                   <Tooltip title={t('sched.plugins.assignHint')}>
                     <Tag color="purple">{t('sched.plugins.assign')}</Tag>
                   </Tooltip>
                 )}
               </Space>
+            ),
+          },
+          {
+            title: t('sched.plugins.description'),
+            key: 'description',
+            render: (_, p) => (
+              <Typography.Text type="secondary" data-testid={`plugin-desc-${p.name}`}>
+                {t(`sched.plugins.desc.${p.name}`, { defaultValue: '—' })}
+              </Typography.Text>
             ),
           },
           {
@@ -113,14 +126,27 @@ export default function PluginsPage() {
             title: t('sched.plugins.enabled'),
             dataIndex: 'enabled',
             width: 90,
-            render: (on: boolean, p) => (
-              <Switch
-                checked={on}
-                disabled={busy}
-                data-testid={`plugin-enabled-${p.name}`}
-                onChange={(enabled) => patch.mutate({ name: p.name, enabled })}
-              />
-            ),
+            render: (on: boolean, p) =>
+              on && CRITICAL.has(p.name) ? (
+                // Switching a critical filter off asks first, saying what it protects.
+                <Popconfirm
+                  title={t('sched.plugins.confirmDisable', { name: p.name })}
+                  description={<div style={{ maxWidth: 360 }}>{t('sched.plugins.criticalWarning', { why: t(`sched.plugins.criticalWhy.${p.name}`) })}</div>}
+                  okText={t('common.yes')}
+                  cancelText={t('common.no')}
+                  okButtonProps={{ danger: true, ...({ 'data-testid': `plugin-disable-confirm-${p.name}` } as Record<string, string>) }}
+                  onConfirm={() => patch.mutate({ name: p.name, enabled: false })}
+                >
+                  <Switch checked={on} disabled={busy} data-testid={`plugin-enabled-${p.name}`} />
+                </Popconfirm>
+              ) : (
+                <Switch
+                  checked={on}
+                  disabled={busy}
+                  data-testid={`plugin-enabled-${p.name}`}
+                  onChange={(enabled) => patch.mutate({ name: p.name, enabled })}
+                />
+              ),
           },
           {
             title: t('sched.plugins.weight'),

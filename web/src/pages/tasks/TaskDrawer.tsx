@@ -6,6 +6,9 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Alert, Button, Descriptions, Drawer, Empty, Popconfirm, Space, Spin, Tabs, Tag, Timeline, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { shellQuote } from '../nodes/deployCommand';
+import QosTag from '../slices/QosTag';
+import { serverText } from '../../i18n/server';
 import { tasks } from '../../api/endpoints';
 import { TERMINAL_STATES, type Task } from '../../api/types';
 import { formatMap, formatTime } from '../../components/format';
@@ -43,7 +46,14 @@ function Tags({ values }: { values: string[] }) {
 
 function Spec({ task }: { task: Task }) {
   const { t } = useTranslation();
-  const argv = (xs?: string[] | null) => (xs?.length ? <Typography.Text code>{xs.join(' ')}</Typography.Text> : '—');
+  const argv = (xs?: string[] | null) =>
+    xs?.length ? (
+      <Typography.Text code copyable data-testid="drawer-argv">
+        {xs.map(shellQuote).join(' ')}
+      </Typography.Text>
+    ) : (
+      '—'
+    );
   return (
     <Descriptions column={1} size="small" bordered title={t('tasks.spec')}>
       <Descriptions.Item label={t('tasks.name')}>
@@ -66,7 +76,9 @@ function Spec({ task }: { task: Task }) {
       <Descriptions.Item label={t('tasks.models')}>
         <Tags values={task.models ?? []} />
       </Descriptions.Item>
-      <Descriptions.Item label={t('tasks.qos')}>{task.qos || 'bronze'}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.qos')}>
+        <QosTag qos={task.qos} />
+      </Descriptions.Item>
       <Descriptions.Item label={t('tasks.priority')}>{task.priority ?? 0}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.timeout')}>{task.timeout_seconds || '—'}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.retries')}>{task.max_retries ?? 0}</Descriptions.Item>
@@ -79,7 +91,9 @@ function Spec({ task }: { task: Task }) {
       </Descriptions.Item>
       <Descriptions.Item label={t('tasks.node')}>{task.node_id || '—'}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.exitCode')}>{task.exit_code ?? '—'}</Descriptions.Item>
-      <Descriptions.Item label={t('tasks.reason')}>{task.reason || '—'}</Descriptions.Item>
+      <Descriptions.Item label={t('tasks.reason')}>
+        <span data-testid="drawer-reason">{serverText(task.reason) || '—'}</span>
+      </Descriptions.Item>
       <Descriptions.Item label={t('tasks.createdAt')}>{formatTime(task.created_at)}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.startedAt')}>{formatTime(task.started_at)}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.finishedAt')}>{formatTime(task.finished_at)}</Descriptions.Item>
@@ -120,7 +134,7 @@ function Events({ taskId, live }: { taskId: number; live: boolean }) {
             {e.reason && (
               <div data-testid="task-event-reason">
                 {isPreemption(e.reason) && <Tag color="red">{t('sched.detail.preempted')}</Tag>}
-                {e.reason}
+                {serverText(e.reason)}
               </div>
             )}
           </div>
@@ -182,7 +196,7 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
       ) : (
         <Space direction="vertical" size="middle" style={{ width: '100%' }}>
           {task.state === 'failed' && task.reason && (
-            <Alert type="error" showIcon data-testid="task-failure-reason" message={t('sched.detail.failedBecause')} description={task.reason} />
+            <Alert type="error" showIcon data-testid="task-failure-reason" message={t('sched.detail.failedBecause')} description={serverText(task.reason)} />
           )}
           {pending && <PendingBanner taskId={task.id} reason={task.reason} onDetails={() => setTab('why')} />}
           <Tabs

@@ -7,6 +7,8 @@ import { Button, Card, DatePicker, Form, Input, Popconfirm, Select, Space, Table
 import type { ColumnsType } from 'antd/es/table';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import type { QoS } from '../../api/scheduling';
+import QosTag from '../slices/QosTag';
 import { tasks, type TaskFilter } from '../../api/endpoints';
 import { TASK_STATES, type Task } from '../../api/types';
 import { formatTime, rangeQuery } from '../../components/format';
@@ -74,7 +76,7 @@ export default function TasksPage() {
       render: (_, task) =>
         task.device_count ? `${task.device_count} × ${task.memory_mib ?? 0} MiB · ${task.compute_percent ?? 0}%` : '—',
     },
-    { title: t('tasks.qos'), dataIndex: 'qos', width: 80, render: (q?: string) => q || 'bronze' },
+    { title: t('tasks.qos'), dataIndex: 'qos', width: 90, render: (q?: QoS) => <QosTag qos={q} /> },
     { title: t('tasks.priority'), dataIndex: 'priority', width: 90, render: (p?: number) => p ?? 0 },
     { title: t('tasks.createdAt'), dataIndex: 'created_at', width: 180, render: formatTime },
     {

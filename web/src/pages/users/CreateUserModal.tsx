@@ -2,10 +2,38 @@
 // its message is shown when it rejects a password.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Form, Input, Modal, Select } from 'antd';
+import type { FormInstance } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { users, type NewUser } from '../../api/endpoints';
 import { ROLES } from '../../api/types';
 import { showSuccess } from '../../components/notify';
+
+/**
+ * PasswordRules lists every rule of the server's default policy (10+
+ * characters, 3 of 4 character classes, not containing the username) with
+ * its state as the user types, so all of them are visible at once; the
+ * server stays the judge and names every rule a refused password breaks.
+ */
+function PasswordRules({ form }: { form: FormInstance<NewUser> }) {
+  const { t } = useTranslation();
+  const pw: string = Form.useWatch('password', form) ?? '';
+  const user: string = Form.useWatch('username', form) ?? '';
+  const classes = [/\p{Ll}/u, /\p{Lu}/u, /\p{Nd}/u, /[^\p{Ll}\p{Lu}\p{Nd}]/u].filter((re) => re.test(pw)).length;
+  const rules = [
+    { key: 'length', ok: [...pw].length >= 10 && [...pw].length <= 256 },
+    { key: 'classes', ok: classes >= 3 },
+    { key: 'username', ok: !user.trim() || !pw.toLowerCase().includes(user.trim().toLowerCase()) },
+  ];
+  return (
+    <ul data-testid="password-rules" style={{ margin: '4px 0 0', paddingLeft: 18 }}>
+      {rules.map((r) => (
+        <li key={r.key} data-rule={r.key} data-ok={pw ? String(r.ok) : 'unknown'} style={{ color: !pw ? undefined : r.ok ? '#389e0d' : '#cf1322' }}>
+          {t(`users.rules.${r.key}`)}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 export default function CreateUserModal({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
@@ -49,7 +77,7 @@ export default function CreateUserModal({ open, onClose }: { open: boolean; onCl
         <Form.Item
           name="password"
           label={t('users.password')}
-          extra={t('users.passwordHelp')}
+          extra={<PasswordRules form={form} />}
           rules={[{ required: true, message: t('login.required') }]}
         >
           <Input.Password autoComplete="new-password" data-testid="user-password" />

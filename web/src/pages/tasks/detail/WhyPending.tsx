@@ -2,11 +2,12 @@
 // a waiting task — per-node reasons grouped by reason with counts, the quota
 // message, gang state, preemption, the held placement and the next attempt.
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Collapse, Descriptions, Empty, Spin, Table, Tag, Typography } from 'antd';
+import { Alert, Collapse, Descriptions, Empty, Space, Spin, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { sched, type NodeReason } from '../../../api/scheduling';
 import { errorText } from '../../../components/notify';
 import { formatTime } from '../../../components/format';
+import { serverText } from '../../../i18n/server';
 
 export default function WhyPending({ taskId, live }: { taskId: number; live: boolean }) {
   const { t } = useTranslation();
@@ -28,18 +29,34 @@ export default function WhyPending({ taskId, live }: { taskId: number; live: boo
       {!data.pending && <Alert type="info" showIcon message={t('sched.why.lastCycleOnly')} style={{ marginBottom: 12 }} />}
       <Descriptions column={1} size="small" bordered style={{ marginBottom: 12 }}>
         <Descriptions.Item label={t('sched.why.reason')}>
-          <span data-testid="why-reason">{data.reason || '—'}</span>
+          <span data-testid="why-reason">{serverText(data.reason) || '—'}</span>
         </Descriptions.Item>
         <Descriptions.Item label={t('sched.why.summary')}>
-          <span data-testid="why-summary">{a?.summary || t('sched.why.noCycle')}</span>
+          <span data-testid="why-summary">{a?.summary ? serverText(a.summary) : t('sched.why.noCycle')}</span>
         </Descriptions.Item>
+        {a && (
+          <Descriptions.Item label={t('sched.why.kind')}>
+            {a.never_fits ? (
+              <Space direction="vertical" size={0} data-testid="why-never-fits">
+                <Tag color="red">{t('sched.why.neverFits')}</Tag>
+                <Typography.Text type="danger">{serverText(a.never_fits)}</Typography.Text>
+                <Typography.Text type="secondary">{t('sched.why.neverFitsHint')}</Typography.Text>
+              </Space>
+            ) : (
+              <Space direction="vertical" size={0} data-testid="why-busy-now">
+                <Tag color="orange">{t('sched.why.busyNow')}</Tag>
+                <Typography.Text type="secondary">{t('sched.why.busyNowHint')}</Typography.Text>
+              </Space>
+            )}
+          </Descriptions.Item>
+        )}
         {a && (
           <Descriptions.Item label={t('sched.why.nodes')}>{t('sched.why.nodesChecked', { n: a.total_nodes })}</Descriptions.Item>
         )}
         {a?.quota && (
           <Descriptions.Item label={t('sched.why.quota')}>
             <Typography.Text type="danger" data-testid="why-quota">
-              {a.quota}
+              {serverText(a.quota)}
             </Typography.Text>
           </Descriptions.Item>
         )}
@@ -86,7 +103,7 @@ export default function WhyPending({ taskId, live }: { taskId: number; live: boo
             data-testid="why-by-reason"
             dataSource={groups.map(([reason, count]) => ({ reason, count }))}
             columns={[
-              { title: t('sched.why.reason'), dataIndex: 'reason' },
+              { title: t('sched.why.reason'), dataIndex: 'reason', render: (r: string) => serverText(r) },
               { title: t('sched.why.count'), dataIndex: 'count', width: 80 },
             ]}
             expandable={{

@@ -1,12 +1,12 @@
 // The wizard's form sections, one per step. They stay mounted (hidden when
 // not current) so values and errors survive moving back and forth.
-import { AutoComplete, Col, Form, Input, InputNumber, Radio, Row, Select, Space, Typography } from 'antd';
+import { Alert, AutoComplete, Checkbox, Col, Form, Input, InputNumber, Radio, Row, Select, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { QOS_LEVELS, type Device } from '../../../api/scheduling';
-import { LIMITS, type WizardValues } from './spec';
+import { LIMITS, neverFits, type WizardValues } from './spec';
 
 export const STEP_FIELDS: (keyof WizardValues)[][] = [
-  ['name', 'vendor', 'models', 'device_count', 'memory_mib', 'compute_percent', 'qos'],
+  ['name', 'vendor', 'models', 'device_count', 'memory_mib', 'memory_unit', 'compute_percent', 'qos', 'wait_for_nodes'],
   ['mode', 'command', 'image', 'args', 'env', 'labels'],
   ['priority', 'timeout_seconds', 'max_retries', 'tenant', 'project', 'gang', 'gang_size'],
 ];
@@ -23,6 +23,15 @@ export function ResourcesStep({ devices }: { devices: Device[] }) {
   const vendors = uniq(devices.map((d) => d.vendor));
   const models = uniq(devices.filter((d) => !vendor || d.vendor === vendor).map((d) => d.model));
   const maxMem = Math.max(0, ...devices.filter((d) => !vendor || d.vendor === vendor).map((d) => d.memory_mib));
+  const unit = Form.useWatch('memory_unit', form) ?? 'MiB';
+  const watched = {
+    device_count: Form.useWatch('device_count', form),
+    memory_mib: Form.useWatch('memory_mib', form),
+    memory_unit: unit,
+    vendor,
+    models: Form.useWatch('models', form),
+  };
+  const never = neverFits(watched, devices);
   return (
     <>
       <Form.Item name="name" label={t('sched.wizard.name')} required>
@@ -63,7 +72,25 @@ export function ResourcesStep({ devices }: { devices: Device[] }) {
             label={t('sched.wizard.memory')}
             extra={maxMem ? t('sched.wizard.memoryHint', { max: maxMem }) : undefined}
           >
-            <InputNumber data-testid="wizard-memory" min={0} precision={0} step={1024} style={{ width: '100%' }} />
+            <InputNumber
+              data-testid="wizard-memory"
+              min={0}
+              precision={unit === 'GiB' ? 2 : 0}
+              step={unit === 'GiB' ? 1 : 1024}
+              style={{ width: '100%' }}
+              addonAfter={
+                <Form.Item name="memory_unit" noStyle>
+                  <Select
+                    data-testid="wizard-memory-unit"
+                    style={{ width: 76 }}
+                    options={[
+                      { value: 'MiB', label: 'MiB' },
+                      { value: 'GiB', label: 'GiB' },
+                    ]}
+                  />
+                </Form.Item>
+              }
+            />
           </Form.Item>
         </Col>
         <Col span={8}>
@@ -72,6 +99,23 @@ export function ResourcesStep({ devices }: { devices: Device[] }) {
           </Form.Item>
         </Col>
       </Row>
+      {never && (
+        <Alert
+          type="warning"
+          showIcon
+          data-testid="wizard-never-fits"
+          style={{ marginBottom: 16 }}
+          message={t('sched.wizard.neverFits')}
+          description={
+            <Space direction="vertical" size={4}>
+              {t(`sched.wizard.neverFits_${never.key}`, { n: never.n, max: never.max })}
+              <Form.Item name="wait_for_nodes" valuePropName="checked" noStyle>
+                <Checkbox data-testid="wizard-wait-for-nodes">{t('sched.wizard.waitForNodes')}</Checkbox>
+              </Form.Item>
+            </Space>
+          }
+        />
+      )}
       <Form.Item name="qos" label={t('sched.wizard.qos')}>
         <Radio.Group data-testid="wizard-qos">
           <Space direction="vertical">

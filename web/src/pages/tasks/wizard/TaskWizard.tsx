@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Descriptions, Form, Modal, Space, Steps, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { shellQuote } from '../../nodes/deployCommand';
 import { sched, type NewTask } from '../../../api/scheduling';
 import { errorText } from '../../../components/notify';
 import { ResourcesStep, SchedulingStep, STEP_FIELDS, WorkloadStep } from './Steps';
@@ -15,7 +16,7 @@ function Review({ spec }: { spec: NewTask }) {
   const { t } = useTranslation();
   const pairs = (m?: Record<string, string>) =>
     m && Object.keys(m).length ? Object.entries(m).map(([k, v]) => <Tag key={k}>{`${k}=${v}`}</Tag>) : '—';
-  const argv = (xs?: string[]) => (xs?.length ? <Typography.Text code>{JSON.stringify(xs)}</Typography.Text> : '—');
+  const argv = (xs?: string[]) => (xs?.length ? <Typography.Text code>{xs.map(shellQuote).join(' ')}</Typography.Text> : '—');
   return (
     <Descriptions column={2} size="small" bordered data-testid="wizard-review">
       <Descriptions.Item label={t('sched.wizard.name')} span={2}>{spec.name}</Descriptions.Item>

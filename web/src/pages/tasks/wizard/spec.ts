@@ -9,7 +9,11 @@ export interface WizardValues {
   vendor?: string;
   models?: string[];
   device_count: number;
+  /** memory_mib is the amount in memory_unit (the field keeps its API name). */
   memory_mib: number;
+  memory_unit?: 'MiB' | 'GiB';
+  /** wait_for_nodes queues a task no node of the cluster can hold today. */
+  wait_for_nodes?: boolean;
   compute_percent: number;
   qos: QoS;
   mode: 'command' | 'image';
@@ -42,6 +46,7 @@ export const DEFAULTS: WizardValues = {
   name: '',
   device_count: 1,
   memory_mib: 1024,
+  memory_unit: 'MiB',
   compute_percent: 100,
   qos: 'bronze',
   mode: 'command',
@@ -106,6 +111,44 @@ export function parsePairs(text?: string): Record<string, string> {
   return out;
 }
 
+/** memoryMiB is the per-device memory in MiB, whichever unit was typed. */
+export function memoryMiB(v: Pick<WizardValues, 'memory_mib' | 'memory_unit'>): number {
+  const n = v.memory_mib ?? 0;
+  return v.memory_unit === 'GiB' ? Math.round(n * 1024) : Math.round(n);
+}
+
+export interface DeviceShape {
+  node: string;
+  vendor: string;
+  model: string;
+  memory_mib: number;
+}
+
+/**
+ * neverFits mirrors the server's submit check: the request asks for more
+ * devices on one node, or more memory per device, than any node of the
+ * cluster has (current use does not matter). null when it can fit.
+ */
+export function neverFits(
+  v: Pick<WizardValues, 'device_count' | 'memory_mib' | 'memory_unit' | 'vendor' | 'models'>,
+  devices: DeviceShape[],
+): { key: 'devices' | 'memory'; n: number; max: number } | null {
+  const dc = v.device_count ?? 0;
+  if (dc <= 0 || devices.length === 0) return null;
+  const vendor = v.vendor?.trim().toLowerCase();
+  const models = (v.models ?? []).map((m) => m.toLowerCase());
+  const ok = devices.filter((d) => (!vendor || d.vendor.toLowerCase() === vendor) && (!models.length || models.includes(d.model.toLowerCase())));
+  if (!ok.length) return null; // the scheduler's type filter explains absent models
+  const perNode = new Map<string, number>();
+  for (const d of ok) perNode.set(d.node, (perNode.get(d.node) ?? 0) + 1);
+  const maxDevices = Math.max(...perNode.values());
+  if (dc > maxDevices) return { key: 'devices', n: dc, max: maxDevices };
+  const mem = memoryMiB(v);
+  const maxMem = Math.max(...ok.map((d) => d.memory_mib));
+  if (mem > 0 && maxMem > 0 && mem > maxMem) return { key: 'memory', n: mem, max: maxMem };
+  return null;
+}
+
 /** toSpec builds the POST /api/v1/tasks body; zero values are left out as the server does. */
 export function toSpec(v: WizardValues): NewTask {
   const spec: NewTask = { name: v.name.trim(), qos: v.qos };
@@ -119,9 +162,10 @@ export function toSpec(v: WizardValues): NewTask {
   if (Object.keys(labels).length) spec.labels = labels;
   if (v.device_count > 0) {
     spec.device_count = v.device_count;
-    spec.memory_mib = v.memory_mib || undefined;
+    spec.memory_mib = memoryMiB(v) || undefined;
     spec.compute_percent = v.compute_percent;
   }
+  if (v.wait_for_nodes) spec.wait_for_nodes = true;
   if (v.vendor?.trim()) spec.vendor = v.vendor.trim();
   if (v.models?.length) spec.models = v.models;
   if (v.priority) spec.priority = v.priority;
