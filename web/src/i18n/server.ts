@@ -8,6 +8,7 @@ type Rule = [RegExp, (m: RegExpMatchArray) => string];
 
 // Phrases, most specific first. Captured parts are translated again.
 const ZH: Rule[] = [
+  [/^invalid input: (.*)$/s, (m) => `输入无效：${zh(m[1])}`],
   [/^0\/(\d+) nodes are available: (.*)$/, (m) => `0/${m[1]} 个节点可用：${m[2].split(', ').map(countPart).join('，')}`],
   [/^admitted, waiting for quota: (.*)$/, (m) => `已接纳，等待配额：${zh(m[1])}`],
   [/^admitted$/, () => '已接纳，排队等待调度'],
