@@ -70,7 +70,7 @@ func (s diffScale) withSoak() diffScale {
 	s.nameRounds = 2 // whole names are answers of up to 600k samples here
 	s.shards = [2]int{8, 16}
 	s.batch = 200
-	s.workers = 32
+	s.workers = 16
 	if v, err := strconv.Atoi(os.Getenv("HETEROFLOW_SOAK_SCRAPES")); err == nil && v > 0 {
 		s.scrapes = v
 	}
@@ -215,6 +215,10 @@ func startDifferential(t *testing.T, s diffScale, remote bool) (diffEnv, *diffTa
 	} else {
 		cfg := metricstore.Defaults()
 		cfg.Dir = t.TempDir()
+		// The comparison is about data, not latency: whole-name answers of
+		// the soak run (600k samples, -race, a loaded 2-core machine) may
+		// take longer than the default 2 minutes.
+		cfg.Query.Timeout = 15 * time.Minute
 		var err error
 		store, err = metricstore.Open(cfg, metricstore.Options{Logger: quiet})
 		require.NoError(t, err)
