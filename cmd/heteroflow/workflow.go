@@ -91,15 +91,18 @@ func workflowSubmitCmd(cf *clientFlags, validateOnly bool) *cobra.Command {
 					return err
 				}
 			}
-			if cf.json {
-				return printJSON(out, w)
-			}
-			fmt.Fprintf(out, "workflow %d submitted (%s), %d steps / 已提交\n", w.ID, w.State, len(w.Steps))
-			if wait > 0 {
-				printWorkflow(out, w)
-				if w.State != controlplane.WorkflowSucceeded {
-					return fmt.Errorf("workflow %d %s: %s / 工作流未成功", w.ID, w.State, w.Reason)
+			switch {
+			case cf.json:
+				if err := printJSON(out, w); err != nil {
+					return err
 				}
+			case wait > 0:
+				printWorkflow(out, w)
+			default:
+				fmt.Fprintf(out, "workflow %d submitted (%s), %d steps / 已提交\n", w.ID, w.State, len(w.Steps))
+			}
+			if wait > 0 && w.State != controlplane.WorkflowSucceeded {
+				return fmt.Errorf("workflow %d %s: %s / 工作流未成功", w.ID, w.State, w.Reason)
 			}
 			return nil
 		},
