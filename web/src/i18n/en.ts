@@ -1,8 +1,10 @@
 // English strings. Keys mirror zh.ts, which is the default language.
 import nodesEn from './nodes.en';
+import alertsEn from './alerts.en';
 import workflowsEn from './workflows.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
+  ...alertsEn, // alerts: the Alerts page
   ...workflowsEn, // wf, wfState: Workflows page
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {

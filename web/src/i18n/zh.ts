@@ -1,10 +1,12 @@
 // 简体中文 (default language). Same keys as en.ts; the type keeps them in step.
 import type { Messages } from './en';
 import nodesZh from './nodes.zh';
+import alertsZh from './alerts.zh';
 import workflowsZh from './workflows.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
+  ...alertsZh, // alerts: the Alerts page
   ...workflowsZh, // wf, wfState: Workflows page
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {

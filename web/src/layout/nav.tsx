@@ -44,7 +44,7 @@ export const NAV: NavItem[] = [
   { key: 'tasks', path: '/tasks', icon: <ProfileOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tasks/TasksPage')), subPaths: ['/tasks/:id'] },
   { key: 'workflows', path: '/workflows', icon: <ApartmentOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/workflows/WorkflowsPage')), subPaths: ['/workflows/:id'] },
   { key: 'slices', path: '/slices', icon: <PartitionOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/slices/SlicesPage')) },
-  { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, minRole: 'viewer' },
+  { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/alerts/AlertsPage')) },
   { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, minRole: 'operator', page: lazy(() => import('../pages/plugins/PluginsPage')) },
   { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator' },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },

@@ -13,6 +13,7 @@ import { errorText } from '../../components/notify';
 import { formatTime } from '../../components/format';
 import { TASK_STATES } from '../../api/types';
 import SeriesChart from '../nodes/SeriesChart';
+import ActiveAlertsCard from '../alerts/ActiveAlertsCard';
 import { CLUSTER_QUERIES, formatMiB, formatPercent, useRange } from '../nodes/promql';
 
 const HOUR = 3600;
@@ -164,6 +165,7 @@ export default function DashboardPage() {
         )}
         {summary.data && <Summary s={summary.data} />}
       </Card>
+      <ActiveAlertsCard />
       <Row gutter={[16, 16]}>
         <Col xs={24} xl={12}>
           <SeriesChart title={t('dash.chartGpuUtil')} query={gpuUtil} legend={byVendor} format={formatPercent} yMax={100} emptyText={t('mon.empty')} testId="dash-chart-gpu" />
