@@ -23,14 +23,14 @@ import (
 // env is a TSDB with a PromQL querier and a SQLite store, as the server
 // wires them in embedded mode.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	db    *tsdb.DB
 	q     query.Querier
 	store *sqlite.DB
 	t0    time.Time
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	opts := tsdb.DefaultOptions()
 	opts.OutOfOrderTimeWindow = int64(time.Hour / time.Millisecond)
