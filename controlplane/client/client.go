@@ -116,7 +116,8 @@ func (c *Client) token() string {
 	return c.creds.AccessToken
 }
 
-// Do calls the API with JSON in and out. On a 401 with saved credentials it
+// Do calls the API with JSON in and out (out *[]byte receives the raw
+// body, for downloads). On a 401 with saved credentials it
 // refreshes once and retries.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
 	c.mu.Lock()
@@ -174,6 +175,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, authe
 			eb.Error = apitypes.ErrorInfo{Code: strconv.Itoa(res.StatusCode), Message: strings.TrimSpace(string(b))}
 		}
 		return &Error{Status: res.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = b // a download (CSV, XLSX): the bytes as they came
+		return nil
 	}
 	if out != nil && len(b) > 0 {
 		if err := json.Unmarshal(b, out); err != nil {
