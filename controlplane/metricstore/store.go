@@ -35,6 +35,9 @@ type Options struct {
 	Instance string
 	// Version is reported by /api/v1/status/buildinfo.
 	Version string
+	// IngestKey names a push's sender for its new-series budget (the
+	// server passes the API key or user); nil means the client address.
+	IngestKey func(*http.Request) string
 }
 
 // Store is the server's metrics backbone in either mode.
@@ -79,6 +82,7 @@ func Open(cfg Config, o Options) (*Store, error) {
 	s.ingest, err = ingest.New(backend, ingest.Options{
 		Limits: cfg.Ingest, Logger: o.Logger.With("component", "ingest"), Registerer: o.Registerer,
 		Metadata: meta, LookbackDelta: cfg.Query.LookbackDelta, PromoteResourceAttributes: cfg.PromoteResourceAttributes,
+		KeyOf: o.IngestKey,
 	})
 	if err != nil {
 		_ = s.Close()

@@ -138,6 +138,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 	ms, err := metricstore.Open(s.cfg.metricsConfig(), metricstore.Options{
 		Logger: s.log.With("component", "metrics"), Registerer: reg, Gatherer: reg, Version: version,
+		IngestKey: ingestSender,
 	})
 	if err != nil {
 		return fmt.Errorf("open metrics store: %w", err)
@@ -301,3 +302,12 @@ func Run(ctx context.Context, cfg Config, o Options) error {
 // Config is the configuration the server was built with (subsystems
 // attached beside it read their sections from it).
 func (s *Server) Config() Config { return s.cfg }
+
+// ingestSender names a metrics push's sender for its series budget: the
+// API key or user that authenticated it.
+func ingestSender(r *http.Request) string {
+	if p := httpapi.PrincipalFrom(r.Context()); p != nil {
+		return p.Actor()
+	}
+	return httpapi.ClientIP(r.Context())
+}

@@ -27,6 +27,7 @@ var ErrRejected = errors.New("metrics backend rejected the samples")
 // collect metadata and remember a commit error for the guard.
 type instrumented struct {
 	next     storage.AppendableV2
+	valid    *validator
 	meta     *MetadataStore
 	samples  prometheus.Counter
 	failures prometheus.Counter
@@ -34,6 +35,33 @@ type instrumented struct {
 
 func (a *instrumented) AppenderV2(ctx context.Context) storage.AppenderV2 {
 	return &countingAppender{parent: a, next: a.next.AppenderV2(ctx), outcome: outcomeFrom(ctx)}
+}
+
+// checkSeries validates ls once per series of this push and counts it
+// against the request's and the sender's budgets.
+func (c *countingAppender) checkSeries(ls labels.Labels) error {
+	v := c.parent.valid
+	if v == nil || c.outcome == nil {
+		return nil // not a push (self-ingestion writes the backend directly)
+	}
+	h := ls.Hash()
+	if _, ok := c.series[h]; ok {
+		return nil
+	}
+	if err := v.check(ls); err != nil {
+		return err
+	}
+	if len(c.series) >= v.limits.MaxSeriesPerRequest {
+		return fmt.Errorf("%w: more than %d series in one push; send smaller batches", ErrRejected, v.limits.MaxSeriesPerRequest)
+	}
+	if err := v.admitNew(c.outcome.key, h); err != nil {
+		return err
+	}
+	if c.series == nil {
+		c.series = map[uint64]struct{}{}
+	}
+	c.series[h] = struct{}{}
+	return nil
 }
 
 type countingAppender struct {
@@ -44,11 +72,17 @@ type countingAppender struct {
 	// meta is per-transaction so the shared store is touched once per family
 	// per request rather than once per sample.
 	meta map[string]metadata.Metadata
+	// series are the distinct series of this push already validated.
+	series map[uint64]struct{}
 }
 
 var _ storage.ExemplarAppenderV2 = (*countingAppender)(nil)
 
 func (c *countingAppender) Append(ref storage.SeriesRef, ls labels.Labels, st, t int64, v float64, h *histogram.Histogram, fh *histogram.FloatHistogram, opts storage.AppendV2Options) (storage.SeriesRef, error) {
+	if err := c.checkSeries(ls); err != nil {
+		c.outcome.set(err)
+		return 0, err
+	}
 	ref, err := c.next.Append(ref, ls, st, t, v, h, fh, opts)
 	if err == nil || errors.Is(err, (*storage.AppendPartialError)(nil)) {
 		c.n++
@@ -87,9 +121,13 @@ func (c *countingAppender) Rollback() error {
 	return c.next.Rollback()
 }
 
-// outcome carries the backend's commit error from the appender back up to
-// the guard, through the request context Prometheus' handlers pass down.
-type outcome struct{ err error }
+// outcome carries the backend's commit error (or a validation refusal) from
+// the appender back up to the guard, through the request context
+// Prometheus' handlers pass down; key names the sender for its budgets.
+type outcome struct {
+	err error
+	key string
+}
 
 func (o *outcome) set(err error) {
 	if o != nil {

@@ -20,6 +20,7 @@ import (
 // rewrites Prometheus' plain-text errors into the API error envelope.
 type guard struct {
 	limits   Limits
+	keyOf    func(*http.Request) string
 	logger   *slog.Logger
 	slots    chan struct{}
 	inflight atomic.Int64 // bytes of bodies currently held
@@ -40,15 +41,16 @@ func newGuard(l Limits, logger *slog.Logger, reg prometheus.Registerer) *guard {
 	return g
 }
 
-func (g *guard) wrap(protocol string, next http.Handler) http.Handler {
+// wrap guards next; pre, when not nil, checks the body before next sees it.
+func (g *guard) wrap(protocol string, next http.Handler, pre func([]byte, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &recorder{ResponseWriter: w}
-		g.serve(rec, r, next)
+		g.serve(rec, r, next, pre)
 		g.requests.WithLabelValues(protocol, strconv.Itoa(rec.statusOr200())).Inc()
 	})
 }
 
-func (g *guard) serve(w *recorder, r *http.Request, next http.Handler) {
+func (g *guard) serve(w *recorder, r *http.Request, next http.Handler, pre func([]byte, *http.Request) error) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use POST")
@@ -87,9 +89,15 @@ func (g *guard) serve(w *recorder, r *http.Request, next http.Handler) {
 		writeError(w, http.StatusRequestEntityTooLarge, "payload_too_large", tooLarge(g.limits.MaxBodyBytes))
 		return
 	}
+	if pre != nil {
+		if err := pre(body, r); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_argument", err.Error())
+			return
+		}
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
-	oc := &outcome{}
+	oc := &outcome{key: g.keyOf(r)}
 	r = r.WithContext(context.WithValue(r.Context(), outcomeKey{}, oc))
 
 	w.capture = true
@@ -176,12 +184,15 @@ func (r *recorder) finish(g *guard, oc *outcome) {
 	r.capture = false
 	status, msg := r.status, strings.TrimSpace(r.errBody.String())
 	switch {
+	case oc.err != nil && errors.Is(oc.err, ErrLimited):
+		r.Header().Set("Retry-After", retryAfter(g.limits.RetryAfter))
+		status, msg = http.StatusTooManyRequests, oc.err.Error()
+	case oc.err != nil && errors.Is(oc.err, ErrRejected):
+		status, msg = http.StatusBadRequest, oc.err.Error()
 	case status >= 500 && oc.err != nil && errors.Is(oc.err, ErrUnavailable):
 		g.logger.Warn("metrics backend unavailable", "err", oc.err)
 		r.Header().Set("Retry-After", retryAfter(g.limits.RetryAfter))
 		status, msg = http.StatusServiceUnavailable, "metrics backend unavailable, retry later"
-	case status >= 500 && oc.err != nil && errors.Is(oc.err, ErrRejected):
-		status, msg = http.StatusBadRequest, oc.err.Error()
 	case status >= 500:
 		g.logger.Error("storing pushed metrics", "status", status, "err", msg)
 		msg = "internal error storing samples"

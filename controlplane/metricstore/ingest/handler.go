@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -35,6 +37,11 @@ type Options struct {
 	// every series as labels (dots become underscores), so PromQL can group
 	// by node without joining target_info. Nil means DefaultPromoted.
 	PromoteResourceAttributes []string
+	// KeyOf names a push's sender for its new-series budget (the server
+	// passes the API key or user); nil means the client address.
+	KeyOf func(*http.Request) string
+	// Now is the clock of the series budgets; nil means time.Now.
+	Now func() time.Time
 }
 
 // DefaultPromoted names the resource attributes that identify a node.
@@ -70,9 +77,14 @@ func New(backend storage.AppendableV2, o Options) (*Handler, error) {
 	if lookback == 0 {
 		lookback = 5 * time.Minute
 	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
 	app := &instrumented{
-		next: backend,
-		meta: meta,
+		next:  backend,
+		valid: newValidator(limits, now),
+		meta:  meta,
 		samples: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "heteroflow_ingest_samples_total",
 			Help: "Samples (float and histogram) committed from pushes.",
@@ -84,13 +96,22 @@ func New(backend storage.AppendableV2, o Options) (*Handler, error) {
 	}
 	reg.MustRegister(app.samples, app.failures)
 	g := newGuard(limits, logger, reg)
+	g.keyOf = o.KeyOf
+	if g.keyOf == nil {
+		g.keyOf = remoteAddr
+	}
+	// Prometheus' receivers log a sender's mistakes (bad snappy, bad
+	// protobuf, refused series) at ERROR; they are 4xx answers, so their
+	// records are capped at WARN. Real failures are logged at ERROR once
+	// by the guard.
+	promLogger := slog.New(capLevel{Handler: logger.Handler(), max: slog.LevelWarn})
 
 	// Each Prometheus handler registers its own collectors; labelling the
 	// registerer per protocol keeps them apart on one /metrics.
 	rwReg := prometheus.WrapRegistererWith(prometheus.Labels{"protocol": "remote_write"}, reg)
 	otlpReg := prometheus.WrapRegistererWith(prometheus.Labels{"protocol": "otlp"}, reg)
 
-	rw := remote.NewWriteHandler(logger.With("protocol", "remote_write"), rwReg, app,
+	rw := remote.NewWriteHandler(promLogger.With("protocol", "remote_write"), rwReg, app,
 		remoteapi.MessageTypes{remoteapi.WriteV1MessageType, remoteapi.WriteV2MessageType}, false, false)
 	promote := o.PromoteResourceAttributes
 	if promote == nil {
@@ -99,15 +120,15 @@ func New(backend storage.AppendableV2, o Options) (*Handler, error) {
 	otlpCfg := config.DefaultConfig
 	otlpCfg.OTLPConfig = config.DefaultOTLPConfig
 	otlpCfg.OTLPConfig.PromoteResourceAttributes = promote
-	otlp := remote.NewOTLPWriteHandler(logger.With("protocol", "otlp"), otlpReg, app,
+	otlp := remote.NewOTLPWriteHandler(promLogger.With("protocol", "otlp"), otlpReg, app,
 		func() config.Config { return otlpCfg },
 		// ConvertDelta: OTel SDKs may export delta temporality; convert it
 		// so rate() and friends work as on scraped counters.
 		remote.OTLPOptions{ConvertDelta: true, LookbackDelta: lookback})
 
 	return &Handler{
-		remoteWrite: g.wrap("remote_write", rw),
-		otlp:        g.wrap("otlp", otlp),
+		remoteWrite: g.wrap("remote_write", rw, app.valid.preValidateRemoteWrite),
+		otlp:        g.wrap("otlp", otlp, nil),
 		meta:        meta,
 	}, nil
 }
@@ -125,4 +146,37 @@ func (h *Handler) Metadata() *MetadataStore { return h.meta }
 func (h *Handler) Routes(r chi.Router) {
 	r.Method(http.MethodPost, RemoteWritePath, h.remoteWrite)
 	r.Method(http.MethodPost, OTLPPath, h.otlp)
+}
+
+// remoteAddr is the client address without its port.
+func remoteAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// capLevel lowers records above max to max.
+type capLevel struct {
+	slog.Handler
+	max slog.Level
+}
+
+func (c capLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return c.Handler.Enabled(ctx, min(l, c.max))
+}
+
+func (c capLevel) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level > c.max {
+		r.Level = c.max
+	}
+	return c.Handler.Handle(ctx, r)
+}
+
+func (c capLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return capLevel{Handler: c.Handler.WithAttrs(as), max: c.max}
+}
+
+func (c capLevel) WithGroup(name string) slog.Handler {
+	return capLevel{Handler: c.Handler.WithGroup(name), max: c.max}
 }
