@@ -151,7 +151,9 @@ func (s *Service) authenticateKey(ctx context.Context, credential, ip string) (*
 		// the cache TTL are neither audited nor touched, which keeps key
 		// authentication off the store on the hot path.
 		s.keys.put(prefix, e)
-		s.auditKey(ctx, prefix, ip, "ok")
+		if s.audited.due("apikey:"+prefix, now) {
+			s.auditKey(ctx, prefix, ip, "ok")
+		}
 		if err := s.store.TouchAPIKey(ctx, k.ID, now); err != nil {
 			s.log.Warn("touch api key", "prefix", prefix, "err", err)
 		}

@@ -53,6 +53,7 @@ type Service struct {
 	ipFails *ipBackoff
 	trusted *trustedIPs
 	keys    *keyCache
+	audited auditOnce // successful authentications audited once per period
 	log     *slog.Logger
 	// dummyHash equalises timing between unknown and known usernames.
 	dummyHash string

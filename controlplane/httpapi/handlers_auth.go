@@ -80,6 +80,9 @@ func (a *API) refresh(ctx context.Context, in *refreshIn) (*Body[SessionJSON], e
 	}
 	SetAuditActor(ctx, s.User.Username)
 	SetAudit(ctx, "auth.refresh", "user/"+strconv.FormatInt(s.User.ID, 10))
+	if !a.auth.SuccessAuditDue("refresh:user/" + strconv.FormatInt(s.User.ID, 10)) {
+		SkipAudit(ctx) // a refresh of this user was audited within the period
+	}
 	return a.sessionJSON(s), nil
 }
 

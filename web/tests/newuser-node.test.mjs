@@ -179,6 +179,68 @@ describe('console for a new user, with a node', () => {
     assert.equal(list.body.items.find((p) => p.name === 'ResourceFit').enabled, true, 'nothing changed without confirmation');
   });
 
+  step('the Nodes page fits 1440 px: no horizontal scroll, labels whole, the node by its name', async () => {
+    await page.goto(`${server.consoleURL}/nodes`);
+    const row = page.locator(`tr[data-node="${node.nodeId}"]`);
+    await row.waitFor();
+    assert.equal(await row.getByTestId('node-name').textContent(), 'gpu-a');
+    assert.match(await row.getByTestId('node-labels').textContent(), /sim=gpu-a/);
+    const overflow = async (loc) => loc.evaluate((el) => el.scrollWidth - el.clientWidth);
+    assert.ok((await overflow(page.locator('.ant-table-content').first())) <= 1, 'nodes table scrolls sideways');
+    // A few nodes are shown expanded with their devices.
+    if ((await page.getByTestId(`devices-${node.nodeId}`).count()) === 0) await row.locator('.ant-table-row-expand-icon').click();
+    const devices = page.getByTestId(`devices-${node.nodeId}`);
+    await devices.locator('tr[data-testid="device-row"]').first().waitFor();
+    assert.ok((await overflow(devices.locator('.ant-table-content').first())) <= 1, 'device table scrolls sideways');
+    assert.ok((await overflow(page.locator('.ant-table-content').first())) <= 1, 'nodes table scrolls sideways when expanded');
+  });
+
+  step('the metrics explorer has a real example and a metric/label browser; monitoring shows temperature and power', async () => {
+    await page.goto(`${server.consoleURL}/metrics`);
+    assert.match(await page.getByTestId('promql-input').getAttribute('placeholder'), /hw_gpu_utilization_ratio/);
+    // The collector pushes every 10 s: wait until the metric is known.
+    await until(async () => {
+      const r = await call('GET', '/prometheus/api/v1/label/__name__/values');
+      return r.body?.data?.includes('hw_gpu_utilization_ratio');
+    }, 'hw_gpu_utilization_ratio ingested', 90_000);
+    await page.reload();
+    await page.getByTestId('metric-browser').click();
+    await page.keyboard.type('hw_gpu_utilization_ratio');
+    await page.locator('.ant-select-dropdown .ant-select-item-option[title="hw_gpu_utilization_ratio"]').filter({ visible: true }).click();
+    assert.equal(await page.getByTestId('promql-input').inputValue(), 'hw_gpu_utilization_ratio');
+    await page.getByTestId('label-browser').click();
+    await page.locator('.ant-select-dropdown .ant-select-item-option[title="hw_index"]').filter({ visible: true }).click();
+    await page.getByTestId('value-browser').click();
+    await page.locator('.ant-select-dropdown .ant-select-item-option[title="1"]').filter({ visible: true }).click();
+    assert.equal(await page.getByTestId('promql-input').inputValue(), 'hw_gpu_utilization_ratio{hw_index="1"}');
+    await page.getByTestId('promql-example').click();
+    assert.equal(await page.getByTestId('promql-input').inputValue(), 'avg by (hw_vendor) (hw_gpu_utilization_ratio)');
+    await page.getByTestId('promql-run').click();
+    await page.getByTestId('echart').waitFor();
+
+    await page.goto(`${server.consoleURL}/monitoring?node=${encodeURIComponent(node.nodeId)}`);
+    for (const id of ['mon-gpu-temp', 'mon-gpu-power', 'mon-gpu-util']) {
+      await until(async () => (await page.getByTestId(id).getAttribute('data-state')) === 'data', `${id} has data`, 90_000);
+    }
+  });
+
+  step('successful API-key sign-ins are audited once per period; the audit page hides routine entries', async () => {
+    const list = await call('GET', '/api/v1/audit?limit=500');
+    assert.equal(list.status, 200, list.text);
+    const keyOK = list.body.items.filter((e) => e.action === 'auth.apikey' && e.result === 'ok');
+    const perKey = {};
+    for (const e of keyOK) perKey[e.target] = (perKey[e.target] ?? 0) + 1;
+    assert.ok(Object.keys(perKey).length >= 1, 'the agent key was audited once');
+    for (const [k, n] of Object.entries(perKey)) assert.equal(n, 1, `${k} audited ${n} times within the hour`);
+    await page.goto(`${server.consoleURL}/audit`);
+    const hide = page.getByTestId('audit-hide-routine');
+    await hide.waitFor();
+    assert.equal(await hide.locator('input').isChecked(), true);
+    await page.locator('tr.ant-table-row').first().waitFor();
+    const actions = await page.locator('tr.ant-table-row').allTextContents();
+    assert.ok(!actions.some((a) => /auth\.apikey/.test(a) && /\bok\b/.test(a)), 'routine key sign-ins hidden');
+  });
+
   step('a new user form shows every password rule, and the server names every broken one in Chinese', async () => {
     await page.getByTestId('nav-users').click();
     await page.getByTestId('user-new').click();

@@ -23,6 +23,13 @@ export const prom = {
   query: (query: string, time: number) => api.get<PromResponse<QueryData>>(`${base}/query`, { query, time }),
   queryRange: (query: string, start: number, end: number, step: number) =>
     api.get<PromResponse<QueryData>>(`${base}/query_range`, { query, start, end, step }),
+  /** metricNames lists every metric name (label __name__). */
+  metricNames: () => api.get<PromResponse<string[]>>(`${base}/label/__name__/values`),
+  /** labelNames lists the label names of one metric's series. */
+  labelNames: (metric: string) => api.get<PromResponse<string[]>>(`${base}/labels`, { 'match[]': metric }),
+  /** labelValues lists one label's values among one metric's series. */
+  labelValues: (label: string, metric: string) =>
+    api.get<PromResponse<string[]>>(`${base}/label/${encodeURIComponent(label)}/values`, { 'match[]': metric }),
   buildinfo: () => api.get<PromResponse<{ version: string }>>(`${base}/status/buildinfo`),
 };
 
@@ -52,6 +59,21 @@ export function seriesName(metric: Labels): string {
     .sort()
     .map((k) => `${k}=${JSON.stringify(rest[k])}`);
   return pairs.length ? `${name}{${pairs.join(', ')}}` : name || '{}';
+}
+
+/**
+ * compactNames names each series by the labels that differ between the
+ * series of one answer (the metric name and labels all share are left
+ * out), so legends stay short: {hw_index="3"} rather than every label.
+ */
+export function compactNames(metrics: Labels[]): string[] {
+  if (metrics.length < 2) return metrics.map(seriesName);
+  const keys = [...new Set(metrics.flatMap((m) => Object.keys(m)))].sort();
+  const varying = keys.filter((k) => new Set(metrics.map((m) => m[k] ?? '')).size > 1);
+  return metrics.map((m) => {
+    const pairs = varying.map((k) => `${k}=${JSON.stringify(m[k] ?? '')}`);
+    return pairs.length ? `{${pairs.join(', ')}}` : seriesName(m);
+  });
 }
 
 /** sampleValue parses Prometheus' string values; NaN and ±Inf become null (a gap). */

@@ -89,6 +89,8 @@ const en = {
     self: 'You',
   },
   audit: {
+    hideRoutine: 'Hide routine sign-ins (successful API-key use and token refreshes)',
+    hiddenCount: '{{n}} routine entries on this page hidden',
     title: 'Audit log',
     at: 'Time',
     actor: 'Actor',
@@ -156,7 +158,11 @@ const en = {
   },
   metrics: {
     title: 'Metrics explorer',
-    placeholder: 'PromQL expression, e.g. avg by (hw_vendor) (hw_gpu_utilization)',
+    placeholder: 'PromQL expression, e.g. avg by (hw_vendor) (hw_gpu_utilization_ratio)',
+    example: 'Example',
+    browseMetric: 'Metric…',
+    browseLabel: 'Label…',
+    browseValue: 'Value…',
     run: 'Run',
     hint: 'Ctrl+Enter runs the query',
     graph: 'Graph',

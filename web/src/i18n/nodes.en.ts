@@ -106,6 +106,8 @@ const nodesEn = {
     cpu: 'CPU utilisation (%)',
     memory: 'Memory (by state)',
     gpuUtil: 'GPU utilisation per device (%)',
+    gpuTemp: 'GPU temperature per device (°C)',
+    gpuPower: 'GPU power draw per device (W)',
     gpuMem: 'GPU memory used per device',
     diskIO: 'Disk I/O (bytes/s)',
     netIO: 'Network I/O (bytes/s, without loopback)',

@@ -107,6 +107,8 @@ const nodesZh: typeof nodesEn = {
     cpu: 'CPU 利用率（%）',
     memory: '内存（按状态）',
     gpuUtil: '各设备 GPU 利用率（%）',
+    gpuTemp: '各设备 GPU 温度（°C）',
+    gpuPower: '各设备 GPU 功耗（W）',
     gpuMem: '各设备显存占用',
     diskIO: '磁盘 I/O（字节/秒）',
     netIO: '网络 I/O（字节/秒，不含回环）',

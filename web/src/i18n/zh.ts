@@ -91,6 +91,8 @@ const zh: Messages = {
     self: '当前用户',
   },
   audit: {
+    hideRoutine: '隐藏例行认证（成功的 API 密钥认证与令牌刷新）',
+    hiddenCount: '本页已隐藏 {{n}} 条例行记录',
     title: '日志查看',
     at: '时间',
     actor: '操作者',
@@ -158,7 +160,11 @@ const zh: Messages = {
   },
   metrics: {
     title: '指标查询',
-    placeholder: 'PromQL 表达式，例如 avg by (hw_vendor) (hw_gpu_utilization)',
+    placeholder: 'PromQL 表达式，例如 avg by (hw_vendor) (hw_gpu_utilization_ratio)',
+    example: '示例',
+    browseMetric: '指标…',
+    browseLabel: '标签…',
+    browseValue: '取值…',
     run: '执行',
     hint: 'Ctrl+Enter 执行查询',
     graph: '图表',

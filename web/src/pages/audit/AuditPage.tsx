@@ -1,6 +1,7 @@
 // Audit log (brief §6): filter by module, level, actor, time range and
 // keyword; server-side pagination. Detail text is shown as plain text.
-import { Button, Card, DatePicker, Form, Input, Select, Space, Table, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { Button, Card, Checkbox, DatePicker, Form, Input, Select, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
@@ -21,6 +22,13 @@ type Filter = Omit<AuditFilter, 'limit' | 'offset'>;
 
 const levelColor: Record<AuditLevel, string> = { DEBUG: 'default', INFO: 'blue', WARN: 'orange', ERROR: 'red' };
 
+const ROUTINE = new Set(['auth.apikey', 'auth.refresh']);
+
+/** isRoutine: a successful API-key authentication or token refresh. */
+function isRoutine(e: AuditEntry): boolean {
+  return ROUTINE.has(e.action) && e.result === 'ok';
+}
+
 export default function AuditPage() {
   const { t } = useTranslation();
   const [form] = Form.useForm<FilterValues>();
@@ -28,6 +36,12 @@ export default function AuditPage() {
     pageSize: PAGE_SIZES[1],
   });
 
+  // Routine entries (successful API-key use and token refreshes by agents
+  // and open consoles) are hidden by default; failures always show.
+  const [hideRoutine, setHideRoutine] = useState(true);
+  const items = data?.items ?? [];
+  const shown = hideRoutine ? items.filter((e) => !isRoutine(e)) : items;
+  const hidden = items.length - shown.length;
   const columns: ColumnsType<AuditEntry> = [
     { title: t('audit.at'), dataIndex: 'at', width: 180, render: formatTime },
     { title: t('audit.actor'), dataIndex: 'actor', width: 130 },
@@ -108,11 +122,21 @@ export default function AuditPage() {
           </Space>
         </Form.Item>
       </Form>
+      <Space style={{ marginBottom: 8 }}>
+        <Checkbox checked={hideRoutine} onChange={(e) => setHideRoutine(e.target.checked)} data-testid="audit-hide-routine">
+          {t('audit.hideRoutine')}
+        </Checkbox>
+        {hideRoutine && hidden > 0 && (
+          <Typography.Text type="secondary" data-testid="audit-hidden-count">
+            {t('audit.hiddenCount', { n: hidden })}
+          </Typography.Text>
+        )}
+      </Space>
       <Table<AuditEntry>
         rowKey="id"
         size="small"
         columns={columns}
-        dataSource={data?.items ?? []}
+        dataSource={shown}
         loading={isFetching && !data}
         pagination={pagination}
       />

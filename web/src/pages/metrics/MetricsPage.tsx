@@ -4,7 +4,7 @@
 // the input, not as toasts, because fixing the expression is the next step.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Input, Segmented, Space, Tabs, Typography } from 'antd';
+import { Alert, Button, Card, Input, Segmented, Select, Space, Tabs, Typography } from 'antd';
 import { CaretRightOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { prom, RANGES, stepFor, type RangeKey } from '../../api/prometheus';
@@ -17,6 +17,9 @@ interface Run {
   range: RangeKey;
   at: number; // unix seconds the run was issued: pins both queries to one "now"
 }
+
+/** EXAMPLE is a query over a metric every node's collector sends. */
+const EXAMPLE = 'avg by (hw_vendor) (hw_gpu_utilization_ratio)';
 
 export default function MetricsPage() {
   const { t } = useTranslation();
@@ -46,6 +49,22 @@ export default function MetricsPage() {
     meta: { inlineErrors: true },
     staleTime: Infinity,
   });
+  // Metric/label browser from the Prometheus label APIs.
+  const [metric, setMetric] = useState<string | undefined>();
+  const [label, setLabel] = useState<string | undefined>();
+  const metricNames = useQuery({ queryKey: ['promql', 'names'], queryFn: prom.metricNames, staleTime: 60_000, meta: { inlineErrors: true } });
+  const labelNames = useQuery({
+    queryKey: ['promql', 'labels', metric],
+    queryFn: () => prom.labelNames(metric!),
+    enabled: !!metric,
+    meta: { inlineErrors: true },
+  });
+  const labelValues = useQuery({
+    queryKey: ['promql', 'values', metric, label],
+    queryFn: () => prom.labelValues(label!, metric!),
+    enabled: !!metric && !!label,
+    meta: { inlineErrors: true },
+  });
   const current = tab === 'table' ? instant : ranged;
   const warnings = current.data?.warnings ?? [];
   const seriesCount =
@@ -71,6 +90,49 @@ export default function MetricsPage() {
           style={{ fontFamily: 'monospace' }}
           spellCheck={false}
         />
+        <Space wrap>
+          <Select
+            showSearch
+            allowClear
+            data-testid="metric-browser"
+            style={{ width: 300 }}
+            placeholder={t('metrics.browseMetric')}
+            value={metric}
+            loading={metricNames.isPending}
+            options={(metricNames.data?.data ?? []).map((n) => ({ value: n, label: n }))}
+            onChange={(m?: string) => {
+              setMetric(m);
+              setLabel(undefined);
+              if (m) setExpr(m);
+            }}
+          />
+          <Select
+            showSearch
+            allowClear
+            data-testid="label-browser"
+            style={{ width: 180 }}
+            disabled={!metric}
+            placeholder={t('metrics.browseLabel')}
+            value={label}
+            options={(labelNames.data?.data ?? []).filter((n) => n !== '__name__').map((n) => ({ value: n, label: n }))}
+            onChange={(l?: string) => setLabel(l)}
+          />
+          <Select
+            showSearch
+            allowClear
+            data-testid="value-browser"
+            style={{ width: 220 }}
+            disabled={!label}
+            placeholder={t('metrics.browseValue')}
+            options={(labelValues.data?.data ?? []).map((v) => ({ value: v, label: v }))}
+            onChange={(v?: string) => {
+              if (metric && label && v !== undefined) setExpr(`${metric}{${label}=${JSON.stringify(v)}}`);
+            }}
+          />
+          <Button data-testid="promql-example" onClick={() => setExpr(EXAMPLE)}>
+            {t('metrics.example')}
+          </Button>
+        </Space>
         <Space wrap>
           <Button type="primary" icon={<CaretRightOutlined />} onClick={() => execute()} disabled={!expr.trim()} data-testid="promql-run">
             {t('metrics.run')}

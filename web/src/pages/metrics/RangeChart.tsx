@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { EChartsCoreOption } from 'echarts/core';
 import dayjs from 'dayjs';
 import EChart from '../../components/EChart';
-import { sampleValue, seriesName, type QueryData } from '../../api/prometheus';
+import { compactNames, sampleValue, type QueryData } from '../../api/prometheus';
 
 /** MAX_SERIES keeps the chart readable and the page responsive. */
 export const MAX_SERIES = 100;
@@ -40,8 +40,10 @@ export default function RangeChart({ data }: { data: QueryData }) {
   const { t } = useTranslation();
   const option = useMemo<EChartsCoreOption | null>(() => {
     if (data.resultType !== 'matrix' || data.result.length === 0) return null;
-    const series = data.result.slice(0, MAX_SERIES).map((s) => ({
-      name: seriesName(s.metric),
+    const shown = data.result.slice(0, MAX_SERIES);
+    const names = compactNames(shown.map((s) => s.metric));
+    const series = shown.map((s, i) => ({
+      name: names[i],
       type: 'line',
       showSymbol: false,
       connectNulls: false,
@@ -50,8 +52,9 @@ export default function RangeChart({ data }: { data: QueryData }) {
     return {
       animation: false,
       tooltip: { trigger: 'axis', confine: true, formatter: tooltip },
-      legend: { type: 'scroll', bottom: 0 },
-      grid: { left: 60, right: 24, top: 16, bottom: 64 },
+      // Compact names fit many to a line; the legend wraps over a few lines.
+      legend: { type: 'plain', bottom: 0, height: 72, textStyle: { fontSize: 11 }, itemGap: 8 },
+      grid: { left: 60, right: 24, top: 16, bottom: 96 },
       xAxis: { type: 'time' },
       yAxis: { type: 'value', scale: true },
       dataZoom: [{ type: 'inside' }],

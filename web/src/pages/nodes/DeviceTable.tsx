@@ -53,33 +53,33 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
   const rows = useMemo(() => joinDevices(node, slices), [node, slices]);
 
   const columns: ColumnsType<DeviceRow> = [
-    { title: t('nodes.dev.vendor'), dataIndex: 'vendor', width: 90 },
-    { title: t('nodes.dev.index'), dataIndex: 'index', width: 70 },
+    { title: t('nodes.dev.vendor'), dataIndex: 'vendor', width: 80 },
+    { title: t('nodes.dev.index'), dataIndex: 'index', width: 56 },
     { title: t('nodes.dev.model'), dataIndex: 'model', ellipsis: true },
     {
       title: t('nodes.dev.uuid'),
       dataIndex: 'uuid',
-      width: 200,
+      width: 130,
       ellipsis: true,
       render: (u?: string | null) => (u ? <Typography.Text copyable={{ text: u }}>{u}</Typography.Text> : '—'),
     },
-    { title: t('nodes.dev.memory'), dataIndex: 'memoryMiB', width: 100, render: (m: number) => formatMiB(m) },
+    { title: t('nodes.dev.memory'), dataIndex: 'memoryMiB', width: 90, render: (m: number) => formatMiB(m) },
     {
       title: t('nodes.dev.allocMem'),
       key: 'allocMem',
-      width: 110,
+      width: 100,
       render: (_, r) => (r.slice ? formatMiB(r.slice.allocated_memory_mib) : '—'),
     },
     {
       title: t('nodes.dev.freeMem'),
       key: 'freeMem',
-      width: 100,
+      width: 90,
       render: (_, r) => (r.slice ? formatMiB(Math.max(0, r.slice.memory_mib - r.slice.allocated_memory_mib)) : '—'),
     },
     {
       title: t('nodes.dev.allocCompute'),
       key: 'allocCompute',
-      width: 120,
+      width: 110,
       render: (_, r) => (r.slice ? <Progress percent={r.slice.allocated_compute_percent} size="small" /> : '—'),
     },
     {
@@ -91,7 +91,7 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
     {
       title: t('nodes.dev.state'),
       key: 'state',
-      width: 100,
+      width: 90,
       render: (_, r) =>
         r.slice ? (
           <Tag color={STATE_COLORS[r.slice.state]}>{t(`nodes.dev.stateName.${r.slice.state}`)}</Tag>
@@ -99,11 +99,11 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
           <Tag>{t('nodes.dev.stateName.unknown')}</Tag>
         ),
     },
-    { title: t('nodes.dev.slices'), key: 'slices', width: 70, render: (_, r) => r.slice?.slices.length ?? 0 },
+    { title: t('nodes.dev.slices'), key: 'slices', width: 60, render: (_, r) => r.slice?.slices.length ?? 0 },
     {
       title: t('nodes.dev.util'),
       dataIndex: 'utilization',
-      width: 80,
+      width: 70,
       render: (u?: number) => (u === undefined ? '—' : `${Math.round(u)}%`),
     },
   ];
@@ -116,7 +116,6 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
       columns={columns}
       dataSource={rows}
       pagination={false}
-      scroll={{ x: 'max-content' }}
       data-testid={`devices-${node.id}`}
       onRow={(r) => ({ 'data-testid': 'device-row', 'data-device': r.key }) as HTMLAttributes<HTMLElement>}
     />

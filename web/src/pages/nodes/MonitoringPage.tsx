@@ -39,6 +39,8 @@ export default function MonitoringPage() {
   const mem = useRange(q?.memory ?? null, seconds, REFRESH_MS);
   const gpuUtil = useRange(q?.gpuUtil ?? null, seconds, REFRESH_MS);
   const gpuMem = useRange(q?.gpuMem ?? null, seconds, REFRESH_MS);
+  const gpuTemp = useRange(q?.gpuTemp ?? null, seconds, REFRESH_MS);
+  const gpuPower = useRange(q?.gpuPower ?? null, seconds, REFRESH_MS);
   const disk = useRange(q?.disk ?? null, seconds, REFRESH_MS);
   const net = useRange(q?.net ?? null, seconds, REFRESH_MS);
 
@@ -49,6 +51,8 @@ export default function MonitoringPage() {
     (m: Labels) => (m.direction ? t(`mon.direction.${m.direction}`, { defaultValue: m.direction }) : '—'),
     [t],
   );
+  const formatCelsius = useCallback((v: number) => `${Math.round(v * 10) / 10} °C`, []);
+  const formatWatts = useCallback((v: number) => `${Math.round(v * 10) / 10} W`, []);
   const bytesPerSec = useCallback((v: number) => `${formatBytes(v)}/s`, []);
   const empty = t('mon.empty');
 
@@ -96,6 +100,12 @@ export default function MonitoringPage() {
           </Col>
           <Col xs={24} xl={12}>
             <SeriesChart title={t('mon.gpuMem')} query={gpuMem} legend={byDevice} format={formatBytes} integer emptyText={empty} testId="mon-gpu-mem" />
+          </Col>
+          <Col xs={24} xl={12}>
+            <SeriesChart title={t('mon.gpuTemp')} query={gpuTemp} legend={byDevice} format={formatCelsius} emptyText={empty} testId="mon-gpu-temp" />
+          </Col>
+          <Col xs={24} xl={12}>
+            <SeriesChart title={t('mon.gpuPower')} query={gpuPower} legend={byDevice} format={formatWatts} emptyText={empty} testId="mon-gpu-power" />
           </Col>
           <Col xs={24} xl={12}>
             <SeriesChart title={t('mon.diskIO')} query={disk} legend={byDirection} format={bytesPerSec} emptyText={empty} testId="mon-disk" />

@@ -4,7 +4,7 @@
 // token management for admins.
 import { useEffect, useMemo, useState, type HTMLAttributes, type Key } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Button, Card, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -75,6 +75,9 @@ export default function NodesPage() {
     if (expanded === null && nodes.data) setExpanded(all.length <= EXPAND_ALL_UP_TO ? all.map((n) => n.id) : []);
   }, [expanded, nodes.data, all]);
 
+  // Sized to fit 1440 px with the side menu, without a horizontal scroll:
+  // the name column shows the node's name (--name or host) above its id and
+  // version, labels wrap instead of being cut.
   const columns: ColumnsType<HFNode> = [
     {
       title: t('nodes.id'),
@@ -82,46 +85,63 @@ export default function NodesPage() {
       width: 200,
       render: (id: string, n) => (
         <Space direction="vertical" size={0}>
-          <Typography.Text strong data-testid="node-id">
+          <Typography.Text strong data-testid="node-name">
+            {n.hostname || id}
+          </Typography.Text>
+          <Typography.Text type="secondary" data-testid="node-id" style={{ fontSize: 12 }}>
             {id}
           </Typography.Text>
-          <Typography.Text type="secondary">{n.hostname}</Typography.Text>
+          {n.version && (
+            <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+              {n.version}
+            </Typography.Text>
+          )}
         </Space>
       ),
     },
-    { title: t('nodes.status'), key: 'status', width: 110, render: (_, n) => <NodeStatusTag node={n} /> },
+    { title: t('nodes.status'), key: 'status', width: 96, render: (_, n) => <NodeStatusTag node={n} /> },
     {
       title: t('nodes.vendors'),
       dataIndex: 'vendors',
-      width: 150,
-      render: (vs: string[]) => (vs.length ? vs.map((v) => <Tag key={v}>{v}</Tag>) : '—'),
+      width: 110,
+      render: (vs: string[]) => (vs.length ? <Space size={[0, 4]} wrap>{vs.map((v) => <Tag key={v}>{v}</Tag>)}</Space> : '—'),
     },
-    { title: t('nodes.devices'), dataIndex: 'device_count', width: 80 },
+    { title: t('nodes.devices'), dataIndex: 'device_count', width: 64 },
     {
       title: t('nodes.cpuMem'),
       key: 'cpumem',
-      width: 170,
-      render: (_, n) => `${t('nodes.cores', { count: n.cpu_count })} · ${formatMiB(n.memory_free_mib)} / ${formatMiB(n.memory_total_mib)}`,
+      width: 150,
+      render: (_, n) => (
+        <Space direction="vertical" size={0}>
+          <span>{t('nodes.cores', { count: n.cpu_count })}</span>
+          <Typography.Text type="secondary">
+            {formatMiB(n.memory_free_mib)} / {formatMiB(n.memory_total_mib)}
+          </Typography.Text>
+        </Space>
+      ),
     },
-    { title: t('nodes.health'), dataIndex: 'health', width: 90, render: (h: string) => <Tag color={h === 'ok' ? 'green' : 'orange'}>{h || '—'}</Tag> },
+    { title: t('nodes.health'), dataIndex: 'health', width: 80, render: (h: string) => <Tag color={h === 'ok' ? 'green' : 'orange'}>{h || '—'}</Tag> },
     {
       title: t('nodes.labels'),
       dataIndex: 'labels',
-      width: 180,
-      ellipsis: true,
-      render: (l: Record<string, string>) => (
-        <Tooltip title={formatMap(l).join(', ')}>
-          <span>{formatMap(l).join(', ') || '—'}</span>
-        </Tooltip>
-      ),
+      render: (l: Record<string, string>) =>
+        formatMap(l).length ? (
+          <Space size={[0, 4]} wrap data-testid="node-labels">
+            {formatMap(l).map((kv) => (
+              <Tag key={kv} style={{ marginInlineEnd: 4 }}>
+                {kv}
+              </Tag>
+            ))}
+          </Space>
+        ) : (
+          '—'
+        ),
     },
-    { title: t('nodes.heartbeat'), dataIndex: 'last_heartbeat', width: 170, render: formatTime },
-    { title: t('nodes.version'), dataIndex: 'version', width: 100, ellipsis: true },
+    { title: t('nodes.heartbeat'), dataIndex: 'last_heartbeat', width: 150, render: formatTime },
     {
       title: t('common.actions'),
       key: 'actions',
-      width: 230,
-      fixed: 'right',
+      width: 150,
       render: (_, n) => (
         <Space size={0} wrap>
           <Link to={`/monitoring?node=${encodeURIComponent(n.id)}`} data-testid="node-monitor">
@@ -165,7 +185,6 @@ export default function NodesPage() {
           dataSource={shown}
           loading={nodes.isPending}
           pagination={{ pageSize: 50, hideOnSinglePage: true }}
-          scroll={{ x: 1400 }}
           onRow={(n) => ({ 'data-testid': 'node-row', 'data-node': n.id }) as HTMLAttributes<HTMLElement>}
           expandable={{
             expandedRowKeys: expanded ?? [],

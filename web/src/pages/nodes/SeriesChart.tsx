@@ -62,15 +62,38 @@ export function hasSamples(data?: QueryData): boolean {
   return data?.resultType === 'matrix' && (data.result ?? []).some((s) => (s.values ?? []).some(([, v]) => sampleValue(v) !== null));
 }
 
+/**
+ * uniqueNames keeps every series apart: series whose legend names collide
+ * (e.g. a GPU and a MIG instance with the same index) get the labels that
+ * tell them apart appended, since ECharts merges series of one name.
+ */
+export function uniqueNames(metrics: Labels[], names: string[]): string[] {
+  const groups = new Map<string, number[]>();
+  names.forEach((n, i) => groups.set(n, [...(groups.get(n) ?? []), i]));
+  const out = [...names];
+  for (const [name, idx] of groups) {
+    if (idx.length < 2) continue;
+    const keys = [...new Set(idx.flatMap((i) => Object.keys(metrics[i])))].filter(
+      (k) => new Set(idx.map((i) => metrics[i][k] ?? '')).size > 1,
+    );
+    for (const i of idx) {
+      const extra = keys.map((k) => `${k}=${metrics[i][k] ?? ''}`).join(', ');
+      out[i] = extra ? `${name} (${extra})` : `${name} [${i}]`;
+    }
+  }
+  return out;
+}
+
 export default function SeriesChart({ title, query, legend, format, emptyText, testId, height = 240, yMax, integer }: Props) {
   const data = query.data?.data;
   const span = query.data?.window;
   const option = useMemo<EChartsCoreOption | null>(() => {
     if (!hasSamples(data) || data?.resultType !== 'matrix') return null;
-    const series = (data.result ?? [])
-      .filter((s) => s.values?.length)
-      .map((s) => ({
-        name: legend(s.metric),
+    const shown = (data.result ?? []).filter((s) => s.values?.length);
+    const names = uniqueNames(shown.map((s) => s.metric), shown.map((s) => legend(s.metric)));
+    const series = shown
+      .map((s, i) => ({
+        name: names[i],
         type: 'line',
         showSymbol: false,
         connectNulls: false,

@@ -27,6 +27,8 @@ export interface NodeQueries {
   memory: string;
   gpuUtil: string;
   gpuMem: string;
+  gpuTemp: string;
+  gpuPower: string;
   disk: string;
   net: string;
 }
@@ -41,6 +43,8 @@ export function nodeQueries(nodeId: string, step: number): NodeQueries {
     memory: `sum by (state) (system_memory_usage_bytes{${h}})`,
     gpuUtil: `100 * max by (hw_vendor, hw_index, hw_id) (hw_gpu_utilization_ratio{${h}})`,
     gpuMem: `max by (hw_vendor, hw_index, hw_id) (hw_gpu_memory_usage_bytes{${h}})`,
+    gpuTemp: `max by (hw_vendor, hw_index, hw_id) (hw_gpu_temperature_celsius{${h}})`,
+    gpuPower: `max by (hw_vendor, hw_index, hw_id) (hw_gpu_power_draw_watts{${h}})`,
     disk: `sum by (direction) (rate(system_disk_io_bytes_total{${h}}[${w}]))`,
     net: `sum by (direction) (rate(system_network_io_bytes_total{${h},device!="lo"}[${w}]))`,
   };
