@@ -839,7 +839,24 @@ func runDifferential(t *testing.T, s diffScale, remote bool) {
 	require.NotZero(t, rep.markers, "no staleness markers were compared")
 	require.Zero(t, rep.mismatches, "first mismatches:\n%s", strings.Join(rep.examples, "\n"))
 	require.Equal(t, want, got, "sample totals differ")
-	require.GreaterOrEqual(t, rep.samples, s.scrapes*(s.gauges+s.counters), "fewer samples compared than scraped")
+	require.Equal(t, int(want), rep.samples, "compared a different number of samples than Prometheus holds")
+	// Each scrape Prometheus completed (up == 1; on a loaded machine some
+	// time out) stored every gauge and counter, all of them compared.
+	var up struct {
+		Result []struct {
+			Value [2]any `json:"value"`
+		} `json:"result"`
+	}
+	require.NoError(t, promGet(ctx, e.promURL, "/api/v1/query", neturl.Values{
+		"query": {fmt.Sprintf(`sum_over_time(up{job="diff"}[%dms])`, window.Milliseconds())},
+		"time":  {strconv.FormatFloat(float64(ts.UnixMilli())/1e3, 'f', 3, 64)},
+	}, &up))
+	require.Len(t, up.Result, 1)
+	okScrapes, err := strconv.ParseFloat(up.Result[0].Value[1].(string), 64)
+	require.NoError(t, err)
+	t.Logf("Prometheus completed %.0f of the %d scrapes the target answered", okScrapes, scrapes)
+	require.NotZero(t, okScrapes)
+	require.GreaterOrEqual(t, rep.samples, int(okScrapes)*(s.gauges+s.counters), "fewer samples compared than scraped")
 }
 
 // TestDifferentialPrometheusVsEmbedded: every sample Prometheus scraped and
