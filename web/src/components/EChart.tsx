@@ -1,14 +1,14 @@
 // Minimal ECharts wrapper: one chart instance per element, options replaced
 // on change, resized with its container, disposed on unmount. Only the line
-// chart and the components the console uses are bundled.
+// and bar charts and the components the console uses are bundled.
 import { useEffect, useRef } from 'react';
 import * as echarts from 'echarts/core';
-import { LineChart } from 'echarts/charts';
+import { BarChart, LineChart } from 'echarts/charts';
 import { DataZoomComponent, GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 import type { EChartsCoreOption } from 'echarts/core';
 
-echarts.use([LineChart, GridComponent, TooltipComponent, LegendComponent, DataZoomComponent, CanvasRenderer]);
+echarts.use([LineChart, BarChart, GridComponent, TooltipComponent, LegendComponent, DataZoomComponent, CanvasRenderer]);
 
 export default function EChart({ option, height = 360 }: { option: EChartsCoreOption; height?: number }) {
   const ref = useRef<HTMLDivElement>(null);

@@ -2,10 +2,12 @@
 import nodesEn from './nodes.en';
 import alertsEn from './alerts.en';
 import workflowsEn from './workflows.en';
+import billingEn from './billing.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsEn, // alerts: the Alerts page
   ...workflowsEn, // wf, wfState: Workflows page
+  ...billingEn, // bill: Billing page
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',
@@ -20,6 +22,7 @@ const en = {
     audit: 'Audit log',
     users: 'Users',
     metrics: 'Metrics explorer',
+    billing: 'Billing',
     comingSoon: 'Coming soon',
   },
   common: {

@@ -3,11 +3,13 @@ import type { Messages } from './en';
 import nodesZh from './nodes.zh';
 import alertsZh from './alerts.zh';
 import workflowsZh from './workflows.zh';
+import billingZh from './billing.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsZh, // alerts: the Alerts page
   ...workflowsZh, // wf, wfState: Workflows page
+  ...billingZh, // bill: Billing page
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',
@@ -22,6 +24,7 @@ const zh: Messages = {
     audit: '日志查看',
     users: '用户管理',
     metrics: '指标查询',
+    billing: '计费',
     comingSoon: '即将推出',
   },
   common: {

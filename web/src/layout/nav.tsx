@@ -18,6 +18,7 @@ import {
   CloudServerOutlined,
   AreaChartOutlined,
   ApartmentOutlined,
+  AccountBookOutlined,
 } from '@ant-design/icons';
 import type { Role } from '../api/types';
 import type { Messages } from '../i18n/en';
@@ -49,6 +50,7 @@ export const NAV: NavItem[] = [
   { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator' },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },
   { key: 'users', path: '/users', icon: <TeamOutlined />, minRole: 'admin', page: lazy(() => import('../pages/users/UsersPage')) },
+  { key: 'billing', path: '/billing', icon: <AccountBookOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/billing/BillingPage')) },
   { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, minRole: 'viewer', needs: 'prometheus', page: lazy(() => import('../pages/metrics/MetricsPage')) },
 ];
 
