@@ -47,7 +47,10 @@ type Options struct {
 	// RequireAgentCert refuses agent API keys presented without a verified
 	// client certificate (tls.require_agent_cert).
 	RequireAgentCert bool
-	Now              func() time.Time
+	// RateLimits is the per-caller request budget; the zero value turns
+	// it off (tests), servers pass their configuration.
+	RateLimits RateLimits
+	Now        func() time.Time
 }
 
 // API is the HTTP handler of the control plane.
@@ -104,7 +107,7 @@ func New(o Options) (*API, error) {
 
 	r := chi.NewRouter()
 	r.Use(Recoverer(a.log), RequestID, SecurityHeaders(APICSP), CORS(o.CORSOrigins),
-		metrics.middleware, AccessLog(a.log), BodyLimit(o.MaxBodyBytes, a.ownsBodyLimit), a.authenticate, a.auditMutations)
+		metrics.middleware, AccessLog(a.log), BodyLimit(o.MaxBodyBytes, a.ownsBodyLimit), a.authenticate, a.rateLimit, a.auditMutations)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, newAPIError(http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path))
 	})

@@ -74,12 +74,15 @@ type RemoteConfig struct {
 // timeout, 50M samples, 20 concurrent queries, 5m lookback).
 func Defaults() Config {
 	return Config{
-		Mode:               ModeEmbedded,
-		Dir:                "data/metrics",
-		Retention:          15 * 24 * time.Hour,
-		OutOfOrderWindow:   30 * time.Minute,
-		WALCompression:     true,
-		Query:              QueryConfig{Timeout: 2 * time.Minute, MaxSamples: 50_000_000, MaxConcurrent: 20, LookbackDelta: 5 * time.Minute},
+		Mode:             ModeEmbedded,
+		Dir:              "data/metrics",
+		Retention:        15 * 24 * time.Hour,
+		OutOfOrderWindow: 30 * time.Minute,
+		WALCompression:   true,
+		// Queries time out well before the API's 120 s write timeout, so a
+		// long query answers a JSON timeout error; 20M samples (~320 MB of
+		// points) per query and 8 queries at once fit a small server.
+		Query:              QueryConfig{Timeout: 90 * time.Second, MaxSamples: 20_000_000, MaxConcurrent: 8, LookbackDelta: 5 * time.Minute},
 		Ingest:             ingest.DefaultLimits(),
 		SelfIngestInterval: 15 * time.Second,
 		Remote:             RemoteConfig{Timeout: 30 * time.Second},

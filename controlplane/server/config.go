@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/storeopen"
 )
@@ -51,6 +52,9 @@ type Config struct {
 	Scheduling SchedulingConfig `yaml:"scheduling"`
 	// TLS turns the listeners into HTTPS and optionally enables mTLS for agents.
 	TLS TLSConfig `yaml:"tls"`
+	// RateLimit is the API's per-caller request budget and PromQL
+	// concurrency (per_minute 0 turns the request budget off).
+	RateLimit httpapi.RateLimits `yaml:"rate_limit"`
 	// Alerts configures the alert engine.
 	Alerts AlertsConfig `yaml:"alerts"`
 
@@ -130,6 +134,7 @@ func Defaults() Config {
 		ConsoleAddr:     ":5173",
 		DataDir:         "./data",
 		MaxBodyBytes:    1 << 20,
+		RateLimit:       httpapi.DefaultRateLimits(),
 		LogLevel:        "info",
 		LogFormat:       "text",
 		ShutdownTimeout: Duration(15 * time.Second),
@@ -231,6 +236,14 @@ func (c Config) Validate() error {
 		bad("alerts.evaluation_interval %s must be between 1s and 1h", time.Duration(c.Alerts.EvaluationInterval))
 	}
 	errs = append(errs, c.TLS.validate()...)
+	if t := c.metricsConfig().Query.Timeout; t > APIWriteTimeout-10*time.Second {
+		// Past the write timeout the connection is dropped and the caller
+		// never sees the JSON timeout error.
+		bad("metrics.query.timeout %s must be at most %s (the API write timeout %s less 10s)", t, APIWriteTimeout-10*time.Second, APIWriteTimeout)
+	}
+	if c.RateLimit.PerMinute < 0 || c.RateLimit.Burst < 0 || c.RateLimit.AgentPerMinute < 0 || c.RateLimit.QueryConcurrency < 0 {
+		bad("rate_limit values must not be negative")
+	}
 	if err := c.metricsConfig().Validate(); err != nil {
 		bad("metrics: %w", err)
 	}

@@ -121,7 +121,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.api, err = httpapi.New(httpapi.Options{Store: s.store, Auth: svc, Auditor: s.auditor, Logger: s.log, Registry: reg,
 		CORSOrigins: s.cfg.CORSOrigins, MaxBodyBytes: s.cfg.MaxBodyBytes, Version: o.Version,
-		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert, GrafanaURL: s.cfg.GrafanaURL})
+		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert, RateLimits: s.cfg.RateLimit, GrafanaURL: s.cfg.GrafanaURL})
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 	write := httpapi.Perm(auth.ResMetrics, auth.ActWrite)
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/write", write, ms.RemoteWriteHandler())
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/otlp/v1/metrics", write, ms.OTLPHandler())
-	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), http.StripPrefix("/prometheus", ms.QueryHandler()))
+	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), httpapi.QueryConcurrency(s.cfg.RateLimit.QueryConcurrency, http.StripPrefix("/prometheus", ms.QueryHandler())))
 	s.documentMetrics()
 	return nil
 }
@@ -222,9 +222,14 @@ func (s *Server) listen(addr string) (net.Listener, error) {
 // CA is the agent certificate authority, nil unless tls.mtls is on.
 func (s *Server) CA() *pki.CA { return s.ca }
 
+// APIWriteTimeout bounds writing a response; PromQL queries must time out
+// before it (Config.Validate) so callers get a JSON error, not a dropped
+// connection.
+const APIWriteTimeout = 120 * time.Second
+
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
-		WriteTimeout: 120 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10,
+		WriteTimeout: APIWriteTimeout, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 }
 
