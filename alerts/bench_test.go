@@ -39,13 +39,18 @@ func loadFleet(b *testing.B, e *env, end time.Time, minutes int) {
 		for d := 0; d < benchDevices; d++ {
 			idx := strconv.Itoa(d)
 			base := []string{"host_name", host, "hw_index", idx, "hw_vendor", "nvidia", "hw_model", "H100"}
+			// A healthy fleet with 1% of the nodes running one device hot
+			// (above the load and temperature thresholds).
 			series := map[string]float64{
-				"hw_gpu_utilization_ratio":        float64((n*7+d*13)%100) / 100,
-				"hw_gpu_memory_utilization_ratio": float64((n*3+d*11)%100) / 100,
-				"hw_gpu_temperature_celsius":      40 + float64((n+d)%50),
-				"hw_gpu_power_draw_watts":         300 + float64((n*5+d)%400),
+				"hw_gpu_utilization_ratio":        float64((n*7+d*13)%80) / 100,
+				"hw_gpu_memory_utilization_ratio": float64((n*3+d*11)%85) / 100,
+				"hw_gpu_temperature_celsius":      40 + float64((n+d)%40),
+				"hw_gpu_power_draw_watts":         300 + float64((n*5+d)%380),
 				"hw_gpu_power_limit_watts":        700,
 				"hw_errors_total":                 float64(n % 3),
+			}
+			if n%100 == 0 && d == 0 {
+				series["hw_gpu_utilization_ratio"], series["hw_gpu_temperature_celsius"] = 0.99, 97
 			}
 			for s := 0; s <= steps; s++ {
 				ts := end.Add(-time.Duration(steps-s) * benchInterval).UnixMilli()
