@@ -39,11 +39,10 @@ func (l *runLog) end(task int64, who string) {
 }
 
 type simRun struct {
-	spec   protocol.TaskSpec
-	start  time.Time
-	timer  *time.Timer
-	ended  bool
-	reason string
+	spec  protocol.TaskSpec
+	start time.Time
+	timer *time.Timer
+	ended bool
 }
 
 // simAgent speaks the agent protocol without starting processes. Its
