@@ -3,7 +3,7 @@
 // scripts first on its PATH, enrolled with a bootstrap token created through
 // the API — the same recipe as deploy/dev-run.sh (`make run`).
 import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -46,6 +46,8 @@ export async function startSimulatedNode(server, opts) {
   if (!vendor || !model || !(count > 0)) throw new Error('nodes.mjs: vendor, model and count > 0 are required');
   const name = opts.name ?? vendor;
   const dir = await mkdtemp(join(tmpdir(), `hf-web-node-${name.replace(/[^a-z0-9-]/gi, '_')}-`));
+  // Tasks run under an unprivileged account, which must reach the agent's data folder.
+  await chmod(dir, 0o755);
   const profile = { vendor, model, count, memory_mib: opts.memoryMiB ?? 65536 };
   if (opts.partitions?.length) profile.partitions = opts.partitions;
   const profilePath = join(dir, 'profile.json');
