@@ -10,7 +10,7 @@ LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --sho
 DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics fonts-wqy-zenhei
 FUZZTIME ?= 20000x
 
-.PHONY: all build web go deps deb-deps web-deps run test test-go test-integrity test-promql-parity test-fuzz test-deploy test-web bench clean
+.PHONY: all build web go deps deb-deps web-deps run test test-go test-race test-integrity test-promql-parity test-fuzz test-deploy test-web bench clean
 
 all: build
 
@@ -49,10 +49,20 @@ run: build
 	./deploy/dev-run.sh
 
 ## test: the whole suite (Go incl. PostgreSQL conformance, brief fuzzing, browser tests)
-test: deps build test-go test-integrity test-fuzz test-deploy test-web
+test: deps build test-go test-race test-integrity test-fuzz test-deploy test-web
 
 test-go:
 	$(GO) test -count=1 -timeout 20m ./...
+
+## test-race: the packages with concurrency under the race detector: both
+## stores (the conformance suite's concurrent writers, group commit; PostgreSQL
+## when HETEROFLOW_TEST_PG_DSN is set), the scheduler, the agent, metrics
+## ingest. Measured on the shared 2-core dev machine under load (docs/BENCHMARKS.md).
+RACE_PKGS = ./controlplane/sqlite/ ./controlplane/postgres/ ./controlplane/internal/storeutil/ \
+	./controlplane/scheduling/... ./scheduler/framework/ ./scheduler/model/ ./scheduler/plugins/ \
+	./scheduler/sim/ ./agent/... ./controlplane/metricstore/ingest/
+test-race:
+	$(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 
 ## test-integrity: metrics integrity under the race detector (concurrent
 ## PromQL answers; real Prometheus vs our store, embedded and remote mode)
