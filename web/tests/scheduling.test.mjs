@@ -224,8 +224,9 @@ describe('scheduling console', () => {
     });
     const d = drawer();
     await d.getByTestId('task-tab-why').click();
-    await until(async () => /nodes are available/.test(await d.getByTestId('why-summary').textContent()), 'why summary');
-    assert.match(await d.getByTestId('why-by-reason').textContent(), /vendor\/model/);
+    // Server texts are shown in the console's language (简体中文 here).
+    await until(async () => /个节点可用/.test(await d.getByTestId('why-summary').textContent()), 'why summary');
+    assert.match(await d.getByTestId('why-by-reason').textContent(), /厂商\/型号/);
     assert.notEqual(await d.getByTestId('why-next').textContent(), '—', 'next attempt time shown');
     await d.getByTestId('drawer-cancel').click();
     await page.locator('.ant-popconfirm .ant-btn-primary').filter({ visible: true }).click();
