@@ -48,7 +48,7 @@ func New(version string, opts ...app.Option) *cobra.Command {
 			}
 			// Everything the server writes (database, keys, metrics blocks)
 			// is for its own account only: files 0600, directories 0700.
-			syscall.Umask(0o077)
+			ownerOnlyFiles()
 			log := NewLogger(cfg)
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

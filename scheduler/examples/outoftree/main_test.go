@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,9 +55,9 @@ func TestOutOfTreeServerBuildsAndRunsThePlugin(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "server.yaml"), []byte(cfg), 0o600))
 
 	const password = "Out-Of-Tree-Passw0rd!"
-	var logs bytes.Buffer
+	logs := &syncBuffer{}
 	srv := exec.Command(bin, "server", "--config", filepath.Join(dir, "server.yaml"))
-	srv.Dir, srv.Stdout, srv.Stderr = dir, &logs, &logs
+	srv.Dir, srv.Stdout, srv.Stderr = dir, logs, logs
 	srv.Env = append(os.Environ(), "HETEROFLOW_ADMIN_PASSWORD="+password)
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
@@ -69,7 +70,7 @@ func TestOutOfTreeServerBuildsAndRunsThePlugin(t *testing.T) {
 		}
 		_ = r.Body.Close()
 		return r.StatusCode == http.StatusOK
-	}, 60*time.Second, 200*time.Millisecond, "server did not become healthy:\n%s", &logs)
+	}, 60*time.Second, 200*time.Millisecond, "server did not become healthy:\n%s", logs)
 
 	body, _ := json.Marshal(map[string]string{"username": "admin", "password": password})
 	r, err := http.Post(base+"/api/v1/auth/login", "application/json", bytes.NewReader(body))
@@ -105,4 +106,23 @@ func TestOutOfTreeServerBuildsAndRunsThePlugin(t *testing.T) {
 		}
 	}
 	require.True(t, found, "plugin %s not listed: %+v", Name, plugins.Items)
+}
+
+// syncBuffer is the server's output, written by exec's copying goroutines
+// while the test may print it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
