@@ -22,14 +22,16 @@ func TestSubqueryWithoutStep(t *testing.T) {
 	s := openEmbedded(t, prometheus.NewRegistry())
 	srv := serve(t, s)
 	now := time.Now().Truncate(time.Second)
-	for i := range 20 {
+	// 20 minutes of 30 s samples: every 1m step of the 10m subquery finds
+	// one within its lookback, wherever now falls in the minute.
+	for i := range 40 {
 		body := remoteWriteBody(t, "sub_metric", now.Add(-time.Duration(i)*30*time.Second), float64(i))
 		resp, err := http.Post(srv.URL+"/api/v1/write", "application/x-protobuf", strings.NewReader(string(body)))
 		require.NoError(t, err)
 		require.NoError(t, resp.Body.Close())
 		require.Equal(t, http.StatusNoContent, resp.StatusCode)
 	}
-	// 1m steps over 10m see 10 of the 30 s samples, aligned to the minute.
+	// 1m steps over (now-10m, now], aligned to the minute: always 10.
 	v, err := s.Querier().Instant(context.Background(), `count_over_time(sub_metric[10m:])`, now)
 	require.NoError(t, err)
 	require.Len(t, v, 1)
