@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/agent/runner"
@@ -26,7 +27,7 @@ import (
 // setup, fork/exec and the shell's start.
 func BenchmarkSubmitToStart(b *testing.B) {
 	t := &testing.T{}
-	dir := traversable(b, b.TempDir())
+	dir := agenttest.DataDir(b)
 	s := startStack(t, filepath.Join(dir, "hf.db"), "127.0.0.1:0")
 	defer s.kill()
 	var tok struct{ Token string }

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/agent/procgroup"
 	"github.com/heteroflow/heteroflow/agent/protocol"
@@ -186,21 +186,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// traversable opens dir and its parent for traversal (0711), as the agent's
-// data folder's parents are in a real install (/var/lib), so tasks running
-// as another account reach their working directories inside.
-func traversable(t testing.TB, dir string) string {
-	t.Helper()
-	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o711))
-	require.NoError(t, os.Chmod(dir, 0o711))
-	return dir
-}
-
 func TestAgentEndToEnd(t *testing.T) {
 	// Secrets the agent process holds (make run puts the admin password in
 	// its environment): no task may see them.
 	t.Setenv("HETEROFLOW_ADMIN_PASSWORD", "agent-held-admin-password")
-	dir := traversable(t, t.TempDir())
+	dir := agenttest.DataDir(t)
 	s := startStack(t, filepath.Join(dir, "hf.db"), "127.0.0.1:0")
 	defer func() { s.kill() }()
 

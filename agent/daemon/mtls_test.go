@@ -27,6 +27,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/credentials"
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/controlplane/app"
@@ -61,7 +62,7 @@ func noTools(context.Context, string, ...string) ([]byte, error) { return nil, s
 // fingerprint), mTLS and agent certificates required: the node can only
 // heartbeat if the agent made a key, got it signed and presents it.
 func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
-	dir := traversable(t, t.TempDir())
+	dir := agenttest.DataDir(t)
 	certPath, keyPath, pin := selfSigned(t, dir)
 	cfg := server.Defaults()
 	cfg.APIAddr, cfg.ConsoleAddr, cfg.DataDir = "127.0.0.1:0", "", filepath.Join(dir, "server")
@@ -145,7 +146,7 @@ func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
 // TestAgentRefusesWrongPin: a fingerprint that does not match the server
 // certificate stops enrollment instead of trusting the server.
 func TestAgentRefusesWrongPin(t *testing.T) {
-	dir := traversable(t, t.TempDir())
+	dir := agenttest.DataDir(t)
 	certPath, keyPath, _ := selfSigned(t, dir)
 	cert, err := tls.LoadX509KeyPair(certPath, keyPath)
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/agent/procgroup"
 	"github.com/heteroflow/heteroflow/agent/state"
@@ -106,7 +107,7 @@ func runningRecord(t *testing.T, dataDir string, id int64) state.Record {
 // reported from its exit record; a task whose shim is gone too is killed
 // and reported failed with the reason.
 func TestOrphanPolicyAfterAgentKill9(t *testing.T) {
-	dir := traversable(t, t.TempDir())
+	dir := agenttest.DataDir(t)
 	s := startStack(t, filepath.Join(dir, "hf.db"), "127.0.0.1:0")
 	defer func() { s.kill() }()
 	var tok struct{ Token string }

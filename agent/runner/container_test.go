@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 )
 
@@ -83,7 +84,7 @@ func TestContainerTaskThroughFakeEngine(t *testing.T) {
 			record := fakeEngine(t, engine)
 			t.Setenv("HETEROFLOW_AGENT_SECRET", "agent-only")
 			t.Setenv("DOCKER_HOST", "unix:///run/test.sock")
-			r := New(Config{LogDir: filepath.Join(stateDir(t), "tasks"), Engine: engine, CLI: &recorder{}, Logger: quietLogger})
+			r := New(Config{LogDir: filepath.Join(agenttest.DataDir(t), "tasks"), Engine: engine, CLI: &recorder{}, Logger: quietLogger})
 			h, err := r.Start(context.Background(), protocol.TaskSpec{TaskID: 31, Attempt: 2, Image: "busybox:1",
 				Command: []string{"sh", "-c", "env"}, Env: map[string]string{"LD_PRELOAD": "/tmp/evil.so", "A": "1"},
 				SecretEnv: map[string]string{"TOKEN": "s3cr3t"},

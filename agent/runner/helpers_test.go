@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/procgroup"
 )
 
@@ -45,21 +45,10 @@ func (r *recorder) Calls() []string {
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// stateDir returns a temporary agent state folder that, like the agent's
-// data folder, other accounts can traverse (0711) but not list, so a task
-// running as another account reaches its own working directory inside.
-func stateDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o711))
-	require.NoError(t, os.Chmod(dir, 0o711))
-	return dir
-}
-
 func newTestRunner(t *testing.T, cli Commander) *Runner {
 	t.Helper()
 	return New(Config{
-		LogDir: filepath.Join(stateDir(t), "tasks"), Grace: 500 * time.Millisecond, CLI: cli,
+		LogDir: filepath.Join(agenttest.DataDir(t), "tasks"), Grace: 500 * time.Millisecond, CLI: cli,
 		Logger: quietLogger,
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 )
 
@@ -77,7 +78,7 @@ func TestOpenLogRejectsBadLimits(t *testing.T) {
 func TestTaskOutputIsCapped(t *testing.T) {
 	skipUnlessUnix(t)
 	t.Parallel()
-	r := New(Config{LogDir: filepath.Join(stateDir(t), "tasks"), LogSegmentBytes: 4096, LogSegments: 2, CLI: &recorder{}})
+	r := New(Config{LogDir: filepath.Join(agenttest.DataDir(t), "tasks"), LogSegmentBytes: 4096, LogSegments: 2, CLI: &recorder{}})
 	// ~200 KB of output through the pipe.
 	h, err := r.Start(context.Background(), protocol.TaskSpec{TaskID: 20,
 		Command: []string{"sh", "-c", `i=0; while [ $i -lt 2000 ]; do echo "line $i padding padding padding padding padding padding padding padding"; i=$((i+1)); done`}})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/credentials"
 	"github.com/heteroflow/heteroflow/agent/protocol"
 )
@@ -49,7 +50,7 @@ func runProbe(t *testing.T, r *Runner, spec protocol.TaskSpec) (*Handle, map[str
 }
 
 func TestTaskSandbox(t *testing.T) {
-	base := stateDir(t)
+	base := agenttest.DataDir(t)
 	// The agent's secrets: a variable in its environment and its credential file.
 	t.Setenv("HETEROFLOW_AGENT_SECRET", "agent-secret-value")
 	t.Setenv("HETEROFLOW_ADMIN_PASSWORD", "admin-password-value")
@@ -119,7 +120,7 @@ func TestTaskAccounts(t *testing.T) {
 	require.NoError(t, err)
 	nobody, err := LookupAccount(DefaultRunAs)
 	require.NoError(t, err)
-	base := stateDir(t)
+	base := agenttest.DataDir(t)
 	r := New(Config{LogDir: filepath.Join(base, "tasks"), CLI: &recorder{}, Logger: quietLogger, RunAs: "daemon",
 		Accounts: map[string]string{"tenant:acme": DefaultRunAs, "user:alice": "daemon", "tenant:ghost": "no-such-account-xyz"}})
 	idOf := func(spec protocol.TaskSpec) string {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	stdslices "slices"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
@@ -41,11 +41,7 @@ func (n *simNode) Run(_ context.Context, name string, args ...string) ([]byte, e
 // startAgent runs a real agent daemon for a simulated node of vendor/model.
 func startAgent(t *testing.T, s *testServer, admin, vendor, model string) {
 	t.Helper()
-	dir := t.TempDir()
-	// Tasks run as an unprivileged account under a root agent: it must be
-	// able to traverse to its working directory, as under /var/lib.
-	require.NoError(t, os.Chmod(filepath.Dir(dir), 0o711))
-	require.NoError(t, os.Chmod(dir, 0o711))
+	dir := agenttest.DataDir(t) // tasks run as an unprivileged account under a root agent
 	_, tok := s.bootstrapToken(admin)
 	n := &simNode{opts: fakesmi.Options{StatePath: filepath.Join(dir, "fake-state.json"),
 		Profile: &fakesmi.Profile{Vendor: vendor, Model: model, Count: 2, MemoryMiB: 65536}}}
