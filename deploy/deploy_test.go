@@ -2,8 +2,8 @@ package deploy
 
 import (
 	"os"
-	"path"
 	"os/exec"
+	"path"
 	"regexp"
 	"strings"
 	"testing"

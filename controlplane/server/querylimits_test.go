@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"log/slog"
 	"io"
+	"log/slog"
 	"testing"
 	"time"
 
