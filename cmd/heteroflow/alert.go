@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -79,13 +78,8 @@ func alertListCmd(cf *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			q := url.Values{}
-			for k, v := range map[string]string{"state": strings.ToUpper(state), "level": strings.ToUpper(level), "rule": rule, "node": node, "tenant": tenant} {
-				if v != "" {
-					q.Set(k, v)
-				}
-			}
-			q.Set("limit", fmt.Sprint(limit))
+			q := listQuery(map[string]string{"state": strings.ToUpper(state), "level": strings.ToUpper(level), "rule": rule,
+				"node": node, "tenant": tenant}, limit, 0)
 			var out struct {
 				Items []alertRow `json:"items"`
 				Total int        `json:"total"`
