@@ -8,7 +8,7 @@
 // JavaScript dialog or uncaught page error fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 
 const STEP_TIMEOUT = 90_000;
 let server;
@@ -32,13 +32,7 @@ describe('alerts console', () => {
     assert.equal(login.status, 200, login.text);
     token = login.body.access_token;
     browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(20_000);
-    page.on('dialog', async (d) => {
-      dialogs.push(`${d.type()}: ${d.message()}`);
-      await d.dismiss().catch(() => {});
-    });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page = await watchPage(browser, { pageErrors, dialogs });
   });
 
   after(async () => {

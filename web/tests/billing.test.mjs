@@ -7,7 +7,7 @@
 // JavaScript dialog or uncaught page error fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 
 let server;
 let browser;
@@ -33,13 +33,7 @@ describe('billing console', () => {
     assert.equal(res.status, 200, res.text);
     token = res.body.access_token;
     browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (e) => pageErrors.push(String(e)));
-    page.on('dialog', async (d) => {
-      dialogs.push(d.message());
-      await d.dismiss().catch(() => {});
-    });
+    page = await watchPage(browser, { pageErrors, dialogs });
   });
   after(async () => {
     await browser?.close();

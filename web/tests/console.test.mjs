@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 const STEP_TIMEOUT = 90_000;
@@ -81,13 +81,7 @@ describe('web console', () => {
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('dialog', async (d) => {
-      dialogs.push(`${d.type()}: ${d.message()}`);
-      await d.dismiss().catch(() => {});
-    });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page = await watchPage(browser, { pageErrors, dialogs, timeout: 30_000 });
   });
 
   after(async () => {

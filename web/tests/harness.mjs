@@ -27,6 +27,24 @@ async function freePort() {
   });
 }
 
+/**
+ * watchPage opens the browser's page with a default timeout and records
+ * what must never happen in a console test: uncaught page errors into
+ * pageErrors and, when dialogs is given, JavaScript dialogs (dismissed).
+ */
+export async function watchPage(browser, { pageErrors, dialogs, timeout = 20_000 }) {
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.setDefaultTimeout(timeout);
+  if (dialogs) {
+    page.on('dialog', async (d) => {
+      dialogs.push(`${d.type()}: ${d.message()}`);
+      await d.dismiss().catch(() => {});
+    });
+  }
+  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  return page;
+}
+
 /** startServer runs $HETEROFLOW_BIN server and waits until /health answers 200. */
 export async function startServer() {
   const bin = process.env.HETEROFLOW_BIN;

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 120_000;
@@ -32,9 +32,7 @@ describe('console for a new user, with a node', () => {
     const login = await api(server, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
     token = login.body.access_token;
     browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page = await watchPage(browser, { pageErrors, timeout: 30_000 });
   });
 
   after(async () => {

@@ -4,7 +4,7 @@
 // the header at 800 px, bilingual server errors and the enrolment command.
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 
 const STEP_TIMEOUT = 90_000;
 let server;
@@ -30,9 +30,7 @@ describe('console for a new user', () => {
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(30_000);
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page = await watchPage(browser, { pageErrors, timeout: 30_000 });
   });
 
   after(async () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 60_000;
@@ -49,13 +49,7 @@ describe('dashboard, nodes and node monitoring', () => {
     ]);
     Object.assign(nodes, { h100, ascend });
     browser = b;
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(20_000);
-    page.on('dialog', async (d) => {
-      dialogs.push(`${d.type()}: ${d.message()}`);
-      await d.dismiss().catch(() => {});
-    });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page = await watchPage(browser, { pageErrors, dialogs });
   });
 
   after(async () => {

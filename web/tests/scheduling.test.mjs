@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 90_000;
@@ -101,13 +101,7 @@ describe('scheduling console', () => {
     assert.equal(login.status, 200, login.text);
     token = login.body.access_token;
     browser = await launchBrowser();
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.setDefaultTimeout(20_000);
-    page.on('dialog', async (d) => {
-      dialogs.push(`${d.type()}: ${d.message()}`);
-      await d.dismiss().catch(() => {});
-    });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    page = await watchPage(browser, { pageErrors, dialogs });
   });
 
   after(async () => {
