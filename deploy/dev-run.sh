@@ -11,6 +11,14 @@ API_ADDR="${HETEROFLOW_API_ADDR:-127.0.0.1:3333}"
 CONSOLE_ADDR="${HETEROFLOW_CONSOLE_ADDR:-127.0.0.1:5173}"
 [ -x "$BIN" ] || { echo "missing $BIN: run make build / 请先 make build" >&2; exit 1; }
 mkdir -p "$DATA"
+# Under root the simulated agents run tasks as the unprivileged account
+# `nobody`, which must be able to enter the agents' data folders.
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && ! runuser -u nobody -- test -x "$DATA"; then
+  echo "tasks run as 'nobody', which cannot enter $DATA (a parent folder is not o+x):" >&2
+  echo "  set HETEROFLOW_DEV_DIR to a folder it can reach, e.g. HETEROFLOW_DEV_DIR=/var/tmp/heteroflow-dev make run" >&2
+  echo "任务以 nobody 运行，无法进入 $DATA；请用 HETEROFLOW_DEV_DIR 指定可访问的目录" >&2
+  exit 1
+fi
 PW_FILE="$DATA/admin-password"
 if [ -z "${HETEROFLOW_ADMIN_PASSWORD:-}" ]; then
   [ -f "$PW_FILE" ] || { head -c 18 /dev/urandom | base64 | tr -d '/+=' | sed 's/$/Aa1!/' >"$PW_FILE"; chmod 600 "$PW_FILE"; }
