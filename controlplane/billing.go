@@ -46,6 +46,8 @@ type UsageRecord struct {
 	// ShareMilli is the slice's share of its device: the larger of its
 	// memory share and its compute share (1000 = the whole device).
 	ShareMilli int
+	// Measured is what the slice actually used (usage_measured.go).
+	Measured UsageMeasured
 }
 
 // UsageFilter selects usage records: days in [From, To), optional scope.
@@ -127,6 +129,8 @@ type BillingStore interface {
 	ListUsage(ctx context.Context, f UsageFilter) ([]*UsageRecord, error)
 	// TenantKnown reports whether any user, task, quota or usage names tenant.
 	TenantKnown(ctx context.Context, tenant string) (bool, error)
+	// Sums of usage for reports and the device history for measured usage.
+	UsageSumStore
 
 	// Price book.
 	CreatePrice(ctx context.Context, p *PriceEntry) error

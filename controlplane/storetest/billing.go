@@ -32,6 +32,8 @@ func RunBilling(t *testing.T, open BillingOpener) {
 		{"Statements", testStatements},
 		{"Budgets", testBudgets},
 		{"TenantKnown", testTenantKnown},
+		{"UsageSums", testUsageSums},
+		{"DeviceIntervals", testDeviceIntervals},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
