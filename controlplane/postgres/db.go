@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
@@ -38,6 +39,8 @@ type Options struct {
 
 // DB is a controlplane.Store backed by a PostgreSQL connection pool.
 type DB struct {
+	// Queries are the methods whose SQL both stores share (storesql).
+	storesql.Queries
 	pool  *pgxpool.Pool
 	log   *slog.Logger
 	nowFn func() time.Time
@@ -67,6 +70,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*DB, error) {
 		}
 	}
 	db := &DB{log: opts.Logger, nowFn: opts.Now, dbClock: opts.Now == nil}
+	db.Queries = storesql.New(shared{db})
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}

@@ -77,3 +77,12 @@ func nullID(id int64) *int64 {
 	}
 	return &id
 }
+
+// collect scans every row of a query's result with scan.
+func collect[T any](rows pgx.Rows, err error, scan func(pgx.Row) (T, error)) ([]T, error) {
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+	return out, mapErr(err)
+}

@@ -16,6 +16,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
@@ -35,6 +36,8 @@ type Options struct {
 
 // DB is a controlplane.Store backed by one SQLite file.
 type DB struct {
+	// Queries are the methods whose SQL both stores share (storesql).
+	storesql.Queries
 	path   string
 	w      *sql.DB // exactly one connection: all writes
 	r      *sql.DB // query-only connections: all reads
@@ -62,6 +65,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{path: path, log: opts.Logger, nowFn: opts.Now, closed: make(chan struct{})}
+	db.Queries = storesql.New(shared{db})
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}

@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
+)
+
+// shared lends the DB to the queries both stores share (storesql):
+// single statements on the pool, transactions from it.
+type shared struct{ db *DB }
+
+var _ storesql.DB = shared{}
+
+func (s shared) Now() time.Time                 { return s.db.now() }
+func (shared) Time(t time.Time) any             { return t }
+func (shared) NullTime(t *time.Time) any        { return t }
+func (shared) ScanTime(dst *time.Time) any      { return utcTime{dst} }
+func (shared) ScanNullTime(dst **time.Time) any { return nullUTCTime{dst} }
+func (shared) ILike() string                    { return "ILIKE" }
+func (s shared) Reader() storesql.Conn          { return conn{s.db.pool} }
+func (s shared) Write(ctx context.Context, fn func(storesql.Conn) error) error {
+	return fn(conn{s.db.pool})
+}
+
+func (s shared) ReadTx(ctx context.Context, fn func(storesql.Conn) error) error {
+	return s.db.readTx(ctx, func(tx pgx.Tx) error { return fn(conn{tx}) })
+}
+
+func (s shared) Tx(ctx context.Context, fn func(storesql.Conn) error) error {
+	return s.db.tx(ctx, func(tx pgx.Tx) error { return fn(conn{tx}) })
+}
+
+// connQuerier is what the pool and a transaction share.
+type connQuerier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// conn adapts a pool or transaction to storesql.Conn, mapping errors.
+type conn struct{ q connQuerier }
+
+func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := c.q.Exec(ctx, query, args...)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (c conn) Query(ctx context.Context, query string, args ...any) (storesql.Rows, error) {
+	rows, err := c.q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return pgRows{rows}, nil
+}
+
+func (c conn) QueryRow(ctx context.Context, query string, args ...any) storesql.Row {
+	return pgRow{c.q.QueryRow(ctx, query, args...)}
+}
+
+type pgRow struct{ r pgx.Row }
+
+func (r pgRow) Scan(dest ...any) error { return mapErr(r.r.Scan(dest...)) }
+
+type pgRows struct{ r pgx.Rows }
+
+func (r pgRows) Next() bool             { return r.r.Next() }
+func (r pgRows) Scan(dest ...any) error { return mapErr(r.r.Scan(dest...)) }
+func (r pgRows) Err() error             { return mapErr(r.r.Err()) }
+func (r pgRows) Close()                 { r.r.Close() }
+
+// utcTime scans a TIMESTAMPTZ column into a UTC time.
+type utcTime struct{ dst *time.Time }
+
+func (u utcTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		return errors.New("NULL in a NOT NULL time column")
+	}
+	*u.dst = v.Time.UTC()
+	return nil
+}
+
+// nullUTCTime is utcTime for a nullable column.
+type nullUTCTime struct{ dst **time.Time }
+
+func (u nullUTCTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	if !v.Valid {
+		*u.dst = nil
+		return nil
+	}
+	t := v.Time.UTC()
+	*u.dst = &t
+	return nil
+}
