@@ -213,7 +213,16 @@ type TaskFilter struct {
 	Query         string // substring of name
 	Tenant        string
 	NodeID        string // tasks placed on this node (its current attempt)
-	Page          Page
+	// Scope, when set, keeps only tasks in one of Scope.Tenants or owned
+	// by Scope.OwnerID: what a caller below operator may see.
+	Scope *TaskScope
+	Page  Page
+}
+
+// TaskScope is the visible part of the task table for one caller.
+type TaskScope struct {
+	Tenants []string // every task of these tenants
+	OwnerID int64    // and the caller's own tasks; 0 = none
 }
 
 // Transition asks the store to move a task From → To atomically, writing an

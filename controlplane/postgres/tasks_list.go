@@ -73,5 +73,9 @@ func taskWhere(f controlplane.TaskFilter) ([]string, args, error) {
 	if f.Tenant != "" {
 		where = append(where, "tenant = "+a.add(f.Tenant))
 	}
+	if sc := f.Scope; sc != nil {
+		tenants := append([]string{}, sc.Tenants...)
+		where = append(where, "(owner_id = "+a.add(sc.OwnerID)+" OR tenant = ANY("+a.add(tenants)+"::text[]))")
+	}
 	return where, a, nil
 }

@@ -73,5 +73,16 @@ func taskWhere(f controlplane.TaskFilter) ([]string, []any) {
 	if f.NodeID != "" {
 		where, args = append(where, "node_id = ?"), append(args, f.NodeID)
 	}
+	if sc := f.Scope; sc != nil {
+		cond := "owner_id = ?"
+		args = append(args, sc.OwnerID)
+		if len(sc.Tenants) > 0 {
+			cond += " OR tenant IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(sc.Tenants)), ", ") + ")"
+			for _, t := range sc.Tenants {
+				args = append(args, t)
+			}
+		}
+		where = append(where, "("+cond+")")
+	}
 	return where, args
 }
