@@ -102,7 +102,7 @@ type TenantStore interface {
 	// existing member. ErrNotFound when the tenant or the user is missing.
 	PutMember(ctx context.Context, tenant string, userID int64, role TenantRole) (*Membership, error)
 	RemoveMember(ctx context.Context, tenant string, userID int64) error
-	ListMembers(ctx context.Context, tenant string) ([]*Membership, error)       // by username
+	ListMembers(ctx context.Context, tenant string) ([]*Membership, error)    // by username
 	ListMemberships(ctx context.Context, userID int64) ([]*Membership, error) // by tenant name
 }
 
