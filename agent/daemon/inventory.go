@@ -12,6 +12,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 	"github.com/heteroflow/heteroflow/receivers/smi"
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
 
 // detect runs every vendor's CLI and keeps the vendors that answered with
@@ -23,6 +24,11 @@ func detect(ctx context.Context, run smi.Runner, log *slog.Logger) []inventory.S
 		if err != nil {
 			if !smi.Unavailable(err) {
 				log.Warn("vendor CLI failed", "vendor", v, "err", err)
+			} else if e, ok := vendorcatalog.Lookup(v); ok {
+				if nodes := e.PresentNodes("/"); len(nodes) > 0 {
+					log.Warn("device nodes present but the vendor CLI is missing; these devices are not reported",
+						"vendor", v, "nodes", nodes, "cli", e.CLIs[0].Name, "err", err)
+				}
 			}
 			continue
 		}

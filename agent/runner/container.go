@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/heteroflow/heteroflow/agent/protocol"
-	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
 
 // Engines are the container runtimes the agent drives, in detection order.
@@ -69,22 +69,29 @@ func ContainerArgv(engine string, spec protocol.TaskSpec, devices []protocol.Dev
 	if o.WorkDir != "" {
 		argv = append(argv, "-v", o.WorkDir+":"+o.WorkDir, "-w", o.WorkDir)
 	}
-	var nvidia, others []protocol.DeviceSlice
+	// Vendors whose engine GPU support selects devices (catalog GPUFlag:
+	// NVIDIA) go through --gpus / CDI; the others get their /dev nodes, the
+	// catalog's group and driver mounts, and the runtime hook's variable.
+	gpus := map[string][]string{}
+	var gpuVendors []string
+	var others []protocol.DeviceSlice
 	for _, d := range devices {
-		if d.Vendor == inventory.VendorNVIDIA {
-			nvidia = append(nvidia, d)
+		e, _ := vendorcatalog.Lookup(d.Vendor)
+		if e.Container.GPUFlag {
+			if _, ok := gpus[e.ID]; !ok {
+				gpuVendors = append(gpuVendors, e.ID)
+			}
+			gpus[e.ID] = append(gpus[e.ID], DeviceID(d))
 		} else {
 			others = append(others, d)
 		}
 	}
-	if len(nvidia) > 0 {
-		ids := make([]string, len(nvidia))
-		for i, d := range nvidia {
-			ids[i] = uuidOrIndex(d)
-		}
+	for _, v := range gpuVendors {
+		e, _ := vendorcatalog.Lookup(v)
+		ids := gpus[v]
 		if engine == "podman" {
 			for _, id := range ids {
-				argv = append(argv, "--device", "nvidia.com/gpu="+id)
+				argv = append(argv, "--device", e.Container.CDIKind+"="+id)
 			}
 		} else {
 			// docker parses --gpus as CSV: the quotes keep the comma list together.
@@ -95,11 +102,12 @@ func ContainerArgv(engine string, spec protocol.TaskSpec, devices []protocol.Dev
 		argv = append(argv, "--device", n)
 	}
 	for _, d := range others {
-		switch d.Vendor {
-		case inventory.VendorAMD, inventory.VendorHygon:
-			argv = appendOnce(argv, "--group-add", "video")
-		case inventory.VendorAscend:
-			argv = appendOnce(argv, "-v", "/usr/local/Ascend/driver:/usr/local/Ascend/driver:ro")
+		e, _ := vendorcatalog.Lookup(d.Vendor)
+		for _, g := range e.Container.GroupAdd {
+			argv = appendOnce(argv, "--group-add", g)
+		}
+		for _, m := range e.Container.Mounts {
+			argv = appendOnce(argv, "-v", m)
 		}
 	}
 	if o.EnvFile != "" {

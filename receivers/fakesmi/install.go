@@ -5,13 +5,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
 
 // ToolsFor lists the tool names of a vendor.
 func ToolsFor(vendor string) []string {
 	var out []string
 	for _, t := range Tools {
-		if toolVendor[t] == vendor {
+		if vendorcatalog.ToolVendor(t) == vendor {
 			out = append(out, t)
 		}
 	}

@@ -9,18 +9,12 @@ import (
 
 	"github.com/heteroflow/heteroflow/receivers/nvidiasmireceiver"
 	"github.com/heteroflow/heteroflow/receivers/rocmsmireceiver"
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
 
-// Tools lists every tool name fakesmi can impersonate.
-var Tools = []string{"nvidia-smi", "rocm-smi", "hy-smi", "npu-smi", "cnmon", "xpu-smi", "xpu_smi",
-	"mthreads-gmi", "brsmi", "ixsmi", "mx-smi", "efsmi"}
-
-// toolVendor: which profile vendor each tool belongs to.
-var toolVendor = map[string]string{
-	"nvidia-smi": "nvidia", "rocm-smi": "amd", "hy-smi": "hygon", "npu-smi": "ascend", "cnmon": "cambricon",
-	"xpu-smi": "kunlunxin", "xpu_smi": "kunlunxin", "mthreads-gmi": "mthreads", "brsmi": "biren",
-	"ixsmi": "iluvatar", "mx-smi": "metax", "efsmi": "enflame",
-}
+// Tools lists every tool name fakesmi can impersonate: every CLI of the
+// vendor catalog (TestEveryCatalogCLIIsSimulated keeps it so).
+var Tools = vendorcatalog.ToolNames()
 
 // ErrUsage means the arguments are not a form this tool simulates.
 var ErrUsage = errors.New("unsupported arguments")
@@ -49,8 +43,8 @@ func Run(w io.Writer, o Options, tool string, args []string) error {
 	if err := appendLog(o.LogPath, tool, args, o.Now()); err != nil {
 		return err
 	}
-	v, ok := toolVendor[tool]
-	if !ok {
+	v := vendorcatalog.ToolVendor(tool)
+	if v == "" {
 		return fmt.Errorf("fakesmi: unknown tool %q (known: %s)", tool, strings.Join(Tools, ", "))
 	}
 	p := o.Profile
@@ -86,7 +80,7 @@ func Run(w io.Writer, o Options, tool string, args []string) error {
 		if len(args) == 0 {
 			return mthreadsTable(w, p, s)
 		}
-	case "brsmi":
+	case "brsmi", "birensmi":
 		if hasPrefix(args, "--query-gpu=") {
 			return nvidiaCSV(w, p, s, args)
 		}
@@ -121,7 +115,7 @@ func PrimaryArgs(tool string) []string {
 		return []string{"info"}
 	case "xpu-smi":
 		return []string{"-m"}
-	case "brsmi":
+	case "brsmi", "birensmi":
 		return nvidiasmireceiver.QueryArgs()
 	}
 	return nil

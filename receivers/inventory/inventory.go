@@ -5,24 +5,26 @@
 // Unknown values are nil pointers, serialised as JSON null — never 0.
 package inventory
 
-// Vendor names accepted everywhere (CLI flags, API, inventory).
+import "github.com/heteroflow/heteroflow/receivers/vendorcatalog"
+
+// Vendor names accepted everywhere (CLI flags, API, inventory): the ids of
+// the vendor catalog (receivers/vendorcatalog).
 const (
-	VendorNVIDIA    = "nvidia"
-	VendorAMD       = "amd"
-	VendorHygon     = "hygon"
-	VendorAscend    = "ascend"
-	VendorCambricon = "cambricon"
-	VendorKunlunxin = "kunlunxin"
-	VendorMThreads  = "mthreads"
-	VendorBiren     = "biren"
-	VendorIluvatar  = "iluvatar"
-	VendorMetaX     = "metax"
-	VendorEnflame   = "enflame"
+	VendorNVIDIA    = vendorcatalog.NVIDIA
+	VendorAMD       = vendorcatalog.AMD
+	VendorHygon     = vendorcatalog.Hygon
+	VendorAscend    = vendorcatalog.Ascend
+	VendorCambricon = vendorcatalog.Cambricon
+	VendorKunlunxin = vendorcatalog.Kunlunxin
+	VendorMThreads  = vendorcatalog.MThreads
+	VendorBiren     = vendorcatalog.Biren
+	VendorIluvatar  = vendorcatalog.Iluvatar
+	VendorMetaX     = vendorcatalog.MetaX
+	VendorEnflame   = vendorcatalog.Enflame
 )
 
-// Vendors lists every supported vendor in display order.
-var Vendors = []string{VendorNVIDIA, VendorAMD, VendorHygon, VendorAscend, VendorCambricon,
-	VendorKunlunxin, VendorMThreads, VendorBiren, VendorIluvatar, VendorMetaX, VendorEnflame}
+// Vendors lists every supported vendor in display order (the catalog's).
+var Vendors = vendorcatalog.IDs()
 
 // Snapshot is everything one vendor CLI reported on one node at one time.
 type Snapshot struct {
@@ -99,28 +101,9 @@ type Link struct {
 	Lanes int      `json:"lanes,omitempty"` // NV<n> count, when shown
 }
 
-// Isolation lists what the device's model supports, per QoS tier (see
-// ARCHITECTURE.md): the scheduler never offers a tier the device lacks.
-type Isolation struct {
-	// Hardware partitioning (Gold): "mig", "vnpu", "sriov", "vdcu", "mpc",
-	// or "" when the vendor has none (Gold then takes a whole device).
-	Hardware string `json:"hardware,omitempty"`
-	// Profiles are the hardware partition shapes the model offers.
-	Profiles []PartitionProfile `json:"profiles,omitempty"`
-	// DriverLimits (Silver): "mps", "hami-core", "env-limits", or "".
-	DriverLimits string `json:"driver_limits,omitempty"`
-	// Sharing (Bronze): software time-sharing with memory accounting.
-	Sharing bool `json:"sharing"`
-}
-
-// PartitionProfile is one hardware partition shape, e.g. MIG 3g.40gb on
-// A100-80GB: 3/7 of the compute, 40 GB, placeable at the listed start slots.
-type PartitionProfile struct {
-	Name          string `json:"name"`
-	MemoryMiB     int64  `json:"memory_mib"`
-	ComputeSlices int    `json:"compute_slices"` // out of TotalSlices
-	TotalSlices   int    `json:"total_slices"`
-	Starts        []int  `json:"starts,omitempty"` // legal placement start slots (MIG)
-	Size          int    `json:"size,omitempty"`   // memory slices occupied (MIG placement)
-	MaxCount      int    `json:"max_count"`
-}
+// Isolation and PartitionProfile are the catalog's types: what a device
+// supports per QoS tier, and one hardware partition shape.
+type (
+	Isolation        = vendorcatalog.Isolation
+	PartitionProfile = vendorcatalog.PartitionProfile
+)

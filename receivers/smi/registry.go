@@ -17,6 +17,7 @@ import (
 	"github.com/heteroflow/heteroflow/receivers/npusmireceiver"
 	"github.com/heteroflow/heteroflow/receivers/nvidiasmireceiver"
 	"github.com/heteroflow/heteroflow/receivers/rocmsmireceiver"
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 	"github.com/heteroflow/heteroflow/receivers/xpusmireceiver"
 )
 
@@ -45,7 +46,9 @@ var (
 	Merge = smicore.Merge
 )
 
-// specs is the one table of vendors, keyed by inventory vendor name.
+// specs registers each catalog vendor's parser (receivers/vendorcatalog holds
+// everything else about the vendor); TestCatalogVendorsHaveParsers keeps the
+// two in step.
 var specs = map[string]func() Spec{
 	inventory.VendorNVIDIA:    nvidiasmireceiver.SMISpec,
 	inventory.VendorAMD:       rocmsmireceiver.SMISpec,
@@ -69,18 +72,9 @@ func Lookup(vendor string) (Spec, error) {
 	return mk(), nil
 }
 
-// ToolVendor maps a tool name (as fakesmi and wrappers use it) to its
-// vendor, or "" when unknown.
-func ToolVendor(tool string) string {
-	for v, mk := range specs {
-		for _, t := range mk().Tools {
-			if t.Name == tool {
-				return v
-			}
-		}
-	}
-	return ""
-}
+// ToolVendor maps a tool name or install path (as fakesmi and wrappers use
+// it) to its vendor, or "" when unknown (the vendor catalog's CLIs).
+func ToolVendor(tool string) string { return vendorcatalog.ToolVendor(tool) }
 
 // Collect takes one full snapshot of vendor's devices (see smicore.Collect).
 // Errors: ErrUnknownVendor, ErrToolNotFound, ErrDriverNotLoaded, or a parse

@@ -1,4 +1,4 @@
-package inventory
+package vendorcatalog
 
 import (
 	"testing"
@@ -30,14 +30,14 @@ func TestIsolationForMIGTables(t *testing.T) {
 		hw            string
 		names         []string
 	}{
-		{VendorNVIDIA, "A100-SXM4-40GB", "mig", []string{"1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"}},
-		{VendorNVIDIA, "NVIDIA A100-SXM4-80GB", "mig", []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"}},
-		{VendorNVIDIA, "H100 80GB HBM3", "mig", []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"}},
-		{VendorNVIDIA, "H200", "mig", []string{"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"}},
-		{VendorAscend, "Ascend910B2", "vnpu", []string{"vir03_1c_8g", "vir06_1c_16g", "vir12_3c_32g"}},
-		{VendorAscend, "310P3", "vnpu", []string{"vir01", "vir02", "vir04"}},
-		{VendorNVIDIA, "Tesla T4", "", nil},
-		{VendorKunlunxin, "P800", "", nil},
+		{NVIDIA, "A100-SXM4-40GB", "mig", []string{"1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb"}},
+		{NVIDIA, "NVIDIA A100-SXM4-80GB", "mig", []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"}},
+		{NVIDIA, "H100 80GB HBM3", "mig", []string{"1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"}},
+		{NVIDIA, "H200", "mig", []string{"1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"}},
+		{Ascend, "Ascend910B2", "vnpu", []string{"vir03_1c_8g", "vir06_1c_16g", "vir12_3c_32g"}},
+		{Ascend, "310P3", "vnpu", []string{"vir01", "vir02", "vir04"}},
+		{NVIDIA, "Tesla T4", "", nil},
+		{Kunlunxin, "P800", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.model, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestIsolationForMIGTables(t *testing.T) {
 			require.True(t, iso.Sharing)
 		})
 	}
-	iso := IsolationFor(VendorNVIDIA, "A100-PCIE-40GB")
+	iso := IsolationFor(NVIDIA, "A100-PCIE-40GB")
 	for i, want := range a100 {
 		p := iso.Profiles[i]
 		require.Equal(t, want.name, p.Name)
@@ -64,6 +64,6 @@ func TestIsolationForMIGTables(t *testing.T) {
 		require.Equal(t, want.memMiB, p.MemoryMiB)
 	}
 	// Ascend has no driver-level limits: Silver is never offered there.
-	require.Empty(t, IsolationFor(VendorAscend, "910B3").DriverLimits)
-	require.False(t, IsolationFor(VendorBiren, "BR104").Sharing)
+	require.Empty(t, IsolationFor(Ascend, "910B3").DriverLimits)
+	require.False(t, IsolationFor(Biren, "BR104").Sharing)
 }
