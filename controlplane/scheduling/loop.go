@@ -80,6 +80,9 @@ func (s *Service) syncLocked(ctx context.Context) error {
 	if s.quotas, err = s.store.ListQuotas(ctx); err != nil {
 		return err
 	}
+	if err := s.syncPoolsLocked(ctx); err != nil {
+		return err
+	}
 	stored, err := s.store.ListPluginSettings(ctx)
 	if err != nil {
 		return err

@@ -8,7 +8,8 @@ import (
 )
 
 // NameNodeReady is the plugin that keeps tasks off nodes that are offline,
-// cordoned or draining.
+// cordoned or draining, and off nodes of another tenant's dedicated pool
+// (pools.go).
 const NameNodeReady = "NodeReady"
 
 var (
@@ -24,13 +25,16 @@ var _ framework.FilterPlugin = (*nodeReady)(nil)
 
 func (*nodeReady) Name() string { return NameNodeReady }
 
-func (p *nodeReady) Filter(_ context.Context, _ *framework.Cycle, n *model.NodeInfo) framework.Status {
+func (p *nodeReady) Filter(_ context.Context, c *framework.Cycle, n *model.NodeInfo) framework.Status {
 	st := p.s.readiness(n.Index)
 	switch {
 	case st == nodeOffline:
 		return framework.Never(reasonOffline)
 	case st == nodeCordoned:
 		return framework.Never(reasonCordoned)
+	}
+	if c != nil && c.Req != nil && n.Node != nil {
+		return p.s.pools.admits(c.Req.Tenant, n.Node.Labels)
 	}
 	return framework.OK
 }

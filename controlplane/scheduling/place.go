@@ -80,6 +80,7 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) e
 	if err != nil {
 		return s.failLocked(ctx, t, nil, "not schedulable: "+err.Error())
 	}
+	s.poolRequest(t, req)
 	s.cur = t
 	// The cycle continues the trace of the request that submitted the task.
 	ctx, span := tracing.Tracer().Start(tracing.Tasks.Continue(ctx, t.ID), "scheduling.cycle",

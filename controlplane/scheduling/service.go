@@ -81,6 +81,7 @@ type Service struct {
 	settings []controlplane.PluginSetting // applied
 	lastTick time.Time
 	quotas   []*controlplane.Quota
+	pools    *poolTable         // tenants' dedicated node pools (pools.go)
 	cur      *controlplane.Task // the task in Schedule, for the quota checker
 	// preempted: preemptor → the victims it displaced, so a waiting
 	// preemptor does not displace more while those are still stopping.
@@ -228,6 +229,7 @@ func (s *Service) rebuildLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	snap.pools = s.pools
 	s.snap, s.fw, s.settings = snap, fw, settings
 	s.waiting = map[string][]*pending{}
 	if len(s.shapes.reqs) == 0 {

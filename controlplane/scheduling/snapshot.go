@@ -54,6 +54,7 @@ type snapshot struct {
 	byIdx  []*nodeEntry
 	placed map[int64]*placed // by task id
 	ratio  float64
+	pools  *poolTable // tenants' dedicated node pools (pools.go); nil = none
 }
 
 func newSnapshot(ratio float64) (*snapshot, error) {

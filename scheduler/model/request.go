@@ -36,6 +36,11 @@ type Request struct {
 	RDMA           bool     `json:"rdma,omitempty"`
 	Gang           string   `json:"gang,omitempty"`
 	GangSize       int      `json:"gang_size,omitempty"`
+	// Tenant is the task's tenant, for node pools dedicated to tenants;
+	// PoolGen is the generation of those pools' rules (0: no pools exist,
+	// and the tenant does not split shapes). See SetPool.
+	Tenant  string `json:"tenant,omitempty"`
+	PoolGen uint64 `json:"-"`
 
 	// ComputeMilli is ComputePercent in milli-devices, set by Normalize.
 	ComputeMilli int32 `json:"-"`
@@ -99,7 +104,22 @@ func (r *Request) buildShapeKey() string {
 	if r.RDMA {
 		b.WriteString(",rdma")
 	}
+	if r.PoolGen != 0 {
+		// Node pools make feasibility depend on the tenant and on the
+		// pools' rules: both are part of the shape while pools exist.
+		b.WriteString(",pool=")
+		b.WriteString(strconv.FormatUint(r.PoolGen, 10))
+		b.WriteByte('/')
+		b.WriteString(r.Tenant)
+	}
 	return b.String()
+}
+
+// SetPool records the tenant and the pools' rule generation on a
+// normalised request and refreshes its shape key.
+func (r *Request) SetPool(tenant string, gen uint64) {
+	r.Tenant, r.PoolGen = tenant, gen
+	r.shapeKey = r.buildShapeKey()
 }
 
 // ModelAllowed reports whether the request's vendor/model filters admit a
