@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,7 +51,7 @@ type conn struct{ q connQuerier }
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := c.q.Exec(ctx, query, args...)
 	if err != nil {
-		return 0, mapErr(err)
+		return 0, connErr(err)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -58,7 +59,7 @@ func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error
 func (c conn) Query(ctx context.Context, query string, args ...any) (storesql.Rows, error) {
 	rows, err := c.q.Query(ctx, query, args...)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, connErr(err)
 	}
 	return pgRows{rows}, nil
 }
@@ -69,13 +70,13 @@ func (c conn) QueryRow(ctx context.Context, query string, args ...any) storesql.
 
 type pgRow struct{ r pgx.Row }
 
-func (r pgRow) Scan(dest ...any) error { return mapErr(r.r.Scan(dest...)) }
+func (r pgRow) Scan(dest ...any) error { return connErr(r.r.Scan(dest...)) }
 
 type pgRows struct{ r pgx.Rows }
 
 func (r pgRows) Next() bool             { return r.r.Next() }
-func (r pgRows) Scan(dest ...any) error { return mapErr(r.r.Scan(dest...)) }
-func (r pgRows) Err() error             { return mapErr(r.r.Err()) }
+func (r pgRows) Scan(dest ...any) error { return connErr(r.r.Scan(dest...)) }
+func (r pgRows) Err() error             { return connErr(r.r.Err()) }
 func (r pgRows) Close()                 { r.r.Close() }
 
 // utcTime scans a TIMESTAMPTZ column into a UTC time.
@@ -100,4 +101,16 @@ func (u nullUTCTime) ScanTimestamptz(v pgtype.Timestamptz) error {
 	t := v.Time.UTC()
 	*u.dst = &t
 	return nil
+}
+
+// connErr maps a driver error for the shared queries, marking foreign-key
+// violations (storesql.ErrForeignKey) so they can name the missing row.
+func connErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if isForeignKey(err) {
+		return fmt.Errorf("%w (%w)", mapErr(err), storesql.ErrForeignKey)
+	}
+	return mapErr(err)
 }

@@ -2,47 +2,14 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
-
-const workflowCols = `id, name, spec, state, COALESCE(owner_id, 0), owner, tenant, project, priority, reason,
-	generation, resubmitted_from, created_at, updated_at, started_at, finished_at`
-
-func scanWorkflow(row pgx.Row) (*controlplane.Workflow, error) {
-	var w controlplane.Workflow
-	if err := row.Scan(&w.ID, &w.Name, &w.Spec, &w.State, &w.OwnerID, &w.Owner, &w.Tenant, &w.Project, &w.Priority,
-		&w.Reason, &w.Generation, &w.ResubmittedFrom, &w.CreatedAt, &w.UpdatedAt, &w.StartedAt, &w.FinishedAt); err != nil {
-		return nil, mapErr(err)
-	}
-	w.CreatedAt, w.UpdatedAt = utc(w.CreatedAt), utc(w.UpdatedAt)
-	w.StartedAt, w.FinishedAt = utcPtr(w.StartedAt), utcPtr(w.FinishedAt)
-	return &w, nil
-}
-
-const stepCols = `s.workflow_id, s.name, s.step, s.item_index, s.state, COALESCE(s.task_id, 0),
-	COALESCE(t.state, ''), s.generation, s.exit_code, s.outputs, s.reason, s.updated_at, s.started_at, s.finished_at`
-
-func scanStep(row pgx.Row) (*controlplane.WorkflowStep, error) {
-	var s controlplane.WorkflowStep
-	var outputs []byte
-	if err := row.Scan(&s.WorkflowID, &s.Name, &s.Step, &s.Index, &s.State, &s.TaskID, &s.TaskState,
-		&s.Generation, &s.ExitCode, &outputs, &s.Reason, &s.UpdatedAt, &s.StartedAt, &s.FinishedAt); err != nil {
-		return nil, mapErr(err)
-	}
-	var err error
-	if s.Outputs, err = storeutil.DecodeOutputs(outputs); err != nil {
-		return nil, fmt.Errorf("step %s outputs: %w", s.Name, err)
-	}
-	s.UpdatedAt = utc(s.UpdatedAt)
-	s.StartedAt, s.FinishedAt = utcPtr(s.StartedAt), utcPtr(s.FinishedAt)
-	return &s, nil
-}
 
 // CreateWorkflow stores w (pending) and its steps (pending) with a first
 // event in one transaction.
@@ -93,84 +60,6 @@ func (db *DB) CreateWorkflow(ctx context.Context, w *controlplane.Workflow, step
 	return nil
 }
 
-// GetWorkflow returns one workflow or ErrNotFound.
-func (db *DB) GetWorkflow(ctx context.Context, id int64) (*controlplane.Workflow, error) {
-	w, err := scanWorkflow(db.pool.QueryRow(ctx, `SELECT `+workflowCols+` FROM workflows WHERE id = $1`, id))
-	if err != nil {
-		return nil, fmt.Errorf("workflow %d: %w", id, err)
-	}
-	return w, nil
-}
-
-// ListWorkflows returns a page of workflows, newest first.
-func (db *DB) ListWorkflows(ctx context.Context, f controlplane.WorkflowFilter) ([]*controlplane.Workflow, int, error) {
-	var where []string
-	var a args
-	if len(f.States) > 0 {
-		states := make([]string, len(f.States))
-		for i, s := range f.States {
-			states[i] = string(s)
-		}
-		where = append(where, "state = ANY("+a.add(states)+"::text[])")
-	}
-	if f.OwnerID != 0 {
-		where = append(where, "owner_id = "+a.add(f.OwnerID))
-	}
-	if f.Tenant != "" {
-		where = append(where, "tenant = "+a.add(f.Tenant))
-	}
-	if f.Query != "" {
-		where = append(where, `name ILIKE `+a.add(storeutil.ContainsPattern(f.Query))+` ESCAPE '\'`)
-	}
-	if f.Active {
-		where = append(where, `(state IN ('pending', 'running') OR EXISTS (SELECT 1 FROM workflow_steps s
-			WHERE s.workflow_id = workflows.id AND s.state = 'running'))`)
-	}
-	var out []*controlplane.Workflow
-	var total int
-	err := db.readTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		total, err = page(ctx, tx, "workflows", where, a, "id DESC", f.Page, workflowCols, func(r pgx.Rows) error {
-			w, err := scanWorkflow(r)
-			if err == nil {
-				out = append(out, w)
-			}
-			return err
-		})
-		return err
-	})
-	return out, total, err
-}
-
-// ListWorkflowSteps returns the steps in creation order with their tasks' states.
-func (db *DB) ListWorkflowSteps(ctx context.Context, workflowID int64) ([]*controlplane.WorkflowStep, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+stepCols+` FROM workflow_steps s
-		LEFT JOIN tasks t ON t.id = s.task_id WHERE s.workflow_id = $1 ORDER BY s.position`, workflowID)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*controlplane.WorkflowStep, error) { return scanStep(r) })
-	return out, mapErr(err)
-}
-
-// ListWorkflowEvents returns a workflow's events, oldest first.
-func (db *DB) ListWorkflowEvents(ctx context.Context, workflowID int64) ([]*controlplane.WorkflowEvent, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, workflow_id, step, from_state, to_state, reason, actor, at
-		FROM workflow_events WHERE workflow_id = $1 ORDER BY id`, workflowID)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*controlplane.WorkflowEvent, error) {
-		var e controlplane.WorkflowEvent
-		if err := r.Scan(&e.ID, &e.WorkflowID, &e.Step, &e.From, &e.To, &e.Reason, &e.Actor, &e.At); err != nil {
-			return nil, err
-		}
-		e.At = utc(e.At)
-		return &e, nil
-	})
-	return out, mapErr(err)
-}
-
 // UpdateWorkflow applies u in one transaction: the guarded workflow change
 // (the row is locked first, so concurrent updates serialise), the tasks of
 // released steps in one statement, then every guarded step change.
@@ -212,12 +101,12 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 		if u.Retry {
 			inc = 1
 		}
-		out, err = scanWorkflow(tx.QueryRow(ctx, `UPDATE workflows SET state = $1::text, updated_at = $2,
+		out, err = db.ScanWorkflow(conn{tx}.QueryRow(ctx, `UPDATE workflows SET state = $1::text, updated_at = $2,
 			reason = CASE WHEN $3::bool THEN $4 ELSE reason END, generation = generation + $5::int,
 			started_at = CASE WHEN $5::int = 1 OR ($1::text = 'running' AND started_at IS NULL) THEN $2 ELSE started_at END,
 			finished_at = CASE WHEN $1::text IN ('succeeded', 'failed', 'cancelled') THEN COALESCE(
 				CASE WHEN state IN ('succeeded', 'failed', 'cancelled') THEN finished_at END, $2) ELSE NULL END
-			WHERE id = $6 RETURNING `+workflowCols, string(to), now, u.To != "", u.Reason, inc, u.WorkflowID))
+			WHERE id = $6 RETURNING `+storesql.WorkflowCols, string(to), now, u.To != "", u.Reason, inc, u.WorkflowID))
 		if err != nil {
 			return err
 		}
@@ -265,7 +154,7 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 				return fmt.Errorf("step %s: %w", c.Name, mapErr(err))
 			}
 			if tag.RowsAffected() == 0 {
-				return stepGuardError(ctx, tx, u.WorkflowID, c)
+				return storesql.StepGuardError(ctx, conn{tx}, u.WorkflowID, c)
 			}
 		}
 		if len(u.Steps) > 0 {
@@ -292,46 +181,6 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 	return out, nil
 }
 
-// stepGuardError explains a step change that matched no row.
-func stepGuardError(ctx context.Context, tx pgx.Tx, wf int64, c controlplane.StepChange) error {
-	var state string
-	err := tx.QueryRow(ctx, `SELECT state FROM workflow_steps WHERE workflow_id = $1 AND name = $2`, wf, c.Name).Scan(&state)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("workflow %d step %q: %w", wf, c.Name, controlplane.ErrNotFound)
-	}
-	if err != nil {
-		return mapErr(err)
-	}
-	return fmt.Errorf("%w: workflow %d step %s is %s, not %s", controlplane.ErrConflict, wf, c.Name, state, c.From)
-}
-
-// PutTaskOutputs records a task attempt's result values.
-func (db *DB) PutTaskOutputs(ctx context.Context, taskID int64, attempt int, outputs map[string]string) error {
-	js, err := storeutil.OutputsJSON(outputs)
-	if err != nil {
-		return err
-	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO task_outputs (task_id, attempt, outputs) VALUES ($1, $2, $3::jsonb)
-		ON CONFLICT (task_id, attempt) DO UPDATE SET outputs = excluded.outputs`, taskID, attempt, js)
-	if isForeignKey(err) {
-		return fmt.Errorf("task %d: %w", taskID, controlplane.ErrNotFound)
-	}
-	return mapErr(err)
-}
-
-// GetTaskOutputs returns a task attempt's result values or ErrNotFound.
-func (db *DB) GetTaskOutputs(ctx context.Context, taskID int64, attempt int) (map[string]string, error) {
-	var js []byte
-	err := db.pool.QueryRow(ctx, `SELECT outputs FROM task_outputs WHERE task_id = $1 AND attempt = $2`,
-		taskID, attempt).Scan(&js)
-	if err != nil {
-		return nil, fmt.Errorf("task %d attempt %d outputs: %w", taskID, attempt, mapErr(err))
-	}
-	m, err := storeutil.DecodeOutputs(js)
-	if m == nil && err == nil {
-		m = map[string]string{}
-	}
-	return m, err
-}
-
+// Workflow reads and task outputs are shared (storesql/workflows.go); the
+// inserts and the guarded update stay here.
 var _ controlplane.WorkflowStore = (*DB)(nil)

@@ -53,16 +53,16 @@ type conn struct{ q connQuerier }
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	res, err := c.q.ExecContext(ctx, query, args...)
 	if err != nil {
-		return 0, mapErr(err)
+		return 0, connErr(err)
 	}
 	n, err := res.RowsAffected()
-	return n, mapErr(err)
+	return n, connErr(err)
 }
 
 func (c conn) Query(ctx context.Context, query string, args ...any) (storesql.Rows, error) {
 	rows, err := c.q.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, connErr(err)
 	}
 	return liteRows{rows}, nil
 }
@@ -73,13 +73,13 @@ func (c conn) QueryRow(ctx context.Context, query string, args ...any) storesql.
 
 type liteRow struct{ r *sql.Row }
 
-func (r liteRow) Scan(dest ...any) error { return mapErr(r.r.Scan(dest...)) }
+func (r liteRow) Scan(dest ...any) error { return connErr(r.r.Scan(dest...)) }
 
 type liteRows struct{ r *sql.Rows }
 
 func (r liteRows) Next() bool             { return r.r.Next() }
-func (r liteRows) Scan(dest ...any) error { return mapErr(r.r.Scan(dest...)) }
-func (r liteRows) Err() error             { return mapErr(r.r.Err()) }
+func (r liteRows) Scan(dest ...any) error { return connErr(r.r.Scan(dest...)) }
+func (r liteRows) Err() error             { return connErr(r.r.Err()) }
 func (r liteRows) Close()                 { _ = r.r.Close() }
 
 // microTime scans an INTEGER unix-microsecond column into a UTC time.
@@ -108,4 +108,16 @@ func (m nullMicroTime) Scan(src any) error {
 	}
 	*m.dst = &t
 	return nil
+}
+
+// connErr maps a driver error for the shared queries, marking foreign-key
+// violations (storesql.ErrForeignKey) so they can name the missing row.
+func connErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if isForeignKey(err) {
+		return fmt.Errorf("%w (%w)", mapErr(err), storesql.ErrForeignKey)
+	}
+	return mapErr(err)
 }

@@ -2,6 +2,7 @@ package storesql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -130,4 +131,18 @@ func page[T any](ctx context.Context, c Conn, table string, where []string, a *s
 	}
 	*out = append(*out, rows...)
 	return total, nil
+}
+
+// ErrForeignKey is wrapped (beside controlplane.ErrConflict) into a Conn's
+// error when a statement names a row that does not exist.
+var ErrForeignKey = errors.New("foreign key violation")
+
+func joinComma(s []string) string { return strings.Join(s, ", ") }
+
+// NullID stores 0 as NULL for optional references.
+func NullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }
