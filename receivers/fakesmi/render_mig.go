@@ -34,9 +34,11 @@ func nvidiaMIG(w io.Writer, p *Profile, s *State, args []string, statePath strin
 		fmt.Fprintln(w, "|                          ID       ID       Start:Size |")
 		fmt.Fprintln(w, "|=======================================================|")
 		for _, g := range gpus {
-			for _, x := range devParts(parts, g) {
-				prof := migProfiles[migKey(x.Profile)]
-				fmt.Fprintf(w, "|  %2d  MIG %-12s %4d %8d %10s     |\n", g, x.Profile, prof.id, x.ID, fmt.Sprintf("%d:%d", x.ID%8, prof.eighths))
+			mine := devParts(parts, g)
+			starts := migPlacements(p, mine)
+			for _, x := range mine {
+				fmt.Fprintf(w, "|  %2d  MIG %-12s %4d %8d %10s     |\n", g, x.Profile, migProfileIDFor(p, x.Profile), x.ID,
+					fmt.Sprintf("%d:%d", starts[x.ID], migSize(p, x.Profile)))
 				fmt.Fprintln(w, "+-------------------------------------------------------+")
 			}
 		}
@@ -47,18 +49,35 @@ func nvidiaMIG(w io.Writer, p *Profile, s *State, args []string, statePath strin
 			initPartitions(st, p)
 			for _, g := range gpus {
 				for _, name := range profiles {
-					key := migKey(name)
-					prof, ok := migProfiles[key]
-					if !ok {
+					size := migSize(p, name)
+					if size == 0 {
 						return fmt.Errorf("Unable to create a GPU instance on GPU %d using profile %s: Invalid Argument", g, name)
 					}
+					mine := devParts(st.Partitions, g)
+					if _, ok := firstFreeStart(occupied(p, mine), size); !ok {
+						return fmt.Errorf("Unable to create a GPU instance on GPU %d using profile %s: Insufficient Resources", g, name)
+					}
 					id := nextID(st.Partitions, g)
-					st.Partitions = append(st.Partitions, PartitionSpec{Device: g, Profile: name, ID: id, MemoryMiB: p.MemoryMiB * int64(prof.eighths) / 8})
-					fmt.Fprintf(w, "Successfully created GPU instance ID %2d on GPU %2d using profile MIG %s (ID %2d)\n", id, g, name, prof.id)
+					st.Partitions = append(st.Partitions, PartitionSpec{Device: g, Profile: name, ID: id, MemoryMiB: p.MemoryMiB * int64(size) / 8})
+					fmt.Fprintf(w, "Successfully created GPU instance ID %2d on GPU %2d using profile MIG %s (ID %2d)\n", id, g, name, migProfileIDFor(p, name))
+					if has(args, "-C") {
+						fmt.Fprintf(w, "Successfully created compute instance ID  0 on GPU %2d GPU instance ID %2d using profile MIG %s (ID  %d)\n", g, id, name, migProfileIDFor(p, name))
+					}
 				}
 			}
 			return nil
 		})
+	case has(args, "-dci"):
+		gi := flagValue(args, "-gi")
+		for _, g := range gpus {
+			for _, x := range devParts(s.partitions(p), g) {
+				if gi == "" || strconv.Itoa(x.ID) == gi {
+					fmt.Fprintf(w, "Successfully destroyed compute instance ID  0 from GPU %2d GPU instance ID %2d\n", g, x.ID)
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("Unable to destroy compute instance: Not Found")
 	case has(args, "-dgi"):
 		gi := flagValue(args, "-gi")
 		return UpdateState(statePath, func(st *State) error {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
 
 // busID gives device i a stable PCI address (bus 0x10, 0x20, …).
@@ -20,18 +22,76 @@ func uuid(prefix, model string, i int) string {
 	return fmt.Sprintf("%s-%08x-%04x-%04x-%04x-%012x", prefix, h, i, 0x4000+i, 0x8000+i, uint64(h)*uint64(i+1))
 }
 
-// migProfiles is the simulated MIG catalogue: name → (profile id, memory
-// eighths, placement size). IDs follow nvidia-smi mig -lgip on A100/H100.
-var migProfiles = map[string]struct{ id, eighths int }{
-	"1g": {19, 1}, "1g.2x": {15, 2}, "2g": {14, 2}, "3g": {9, 4}, "4g": {5, 4}, "7g": {0, 8},
+// migProfileIDs are the profile ids nvidia-smi mig -lgip prints on
+// A100/H100/H200, by compute size and memory slices.
+var migProfileIDs = map[[2]int]int{{1, 1}: 19, {1, 2}: 15, {2, 2}: 14, {3, 4}: 9, {4, 4}: 5, {7, 8}: 0}
+
+// migShape is a profile's (compute sevenths, memory eighths) from the vendor
+// catalog's table for the simulated model; ok is false for a profile the
+// model does not offer.
+func migShape(p *Profile, profile string) (compute, size int, ok bool) {
+	e, _ := vendorcatalog.Lookup(p.Vendor)
+	for _, pr := range e.ModelProfiles(p.Model) {
+		if pr.Name == profile {
+			return pr.ComputeSlices, pr.Size, true
+		}
+	}
+	return 0, 0, false
 }
 
-func migKey(profile string) string {
-	g, rest, _ := strings.Cut(profile, ".")
-	if g == "1g" && strings.HasSuffix(rest, "+me") {
-		return g
+func migSize(p *Profile, profile string) int {
+	_, size, _ := migShape(p, profile)
+	return size
+}
+
+func migProfileIDFor(p *Profile, profile string) int {
+	c, size, _ := migShape(p, profile)
+	return migProfileIDs[[2]int{c, size}]
+}
+
+// migPlacements places a device's instances in id order, each at the first
+// legal start slot that is free — what the driver does when asked for a
+// profile without a placement. Returns id → start.
+func migPlacements(p *Profile, parts []PartitionSpec) map[int]int {
+	out := map[int]int{}
+	var used uint16
+	for _, x := range parts {
+		size := migSize(p, x.Profile)
+		if st, ok := firstFreeStart(used, size); ok {
+			out[x.ID] = st
+			used |= uint16((1<<size)-1) << st
+		}
 	}
-	return g
+	return out
+}
+
+func occupied(p *Profile, parts []PartitionSpec) uint16 {
+	var used uint16
+	starts := migPlacements(p, parts)
+	for _, x := range parts {
+		if st, ok := starts[x.ID]; ok {
+			size := migSize(p, x.Profile)
+			used |= uint16((1<<size)-1) << st
+		}
+	}
+	return used
+}
+
+// firstFreeStart is the MIG placement rule: an instance of size memory
+// slices starts at a multiple of its size (7g: only at 0).
+func firstFreeStart(used uint16, size int) (int, bool) {
+	if size <= 0 || size > 8 {
+		return 0, false
+	}
+	for st := 0; st+size <= 8; st += size {
+		if size == 1 && st == 7 {
+			break // 1g instances use slots 0-6; slot 7 holds no compute
+		}
+		if used&(uint16((1<<size)-1)<<st) == 0 {
+			return st, true
+		}
+	}
+	return 0, false
 }
 
 func nvidiaSMI(w io.Writer, p *Profile, s *State, args []string, statePath string) error {
@@ -73,6 +133,9 @@ func nvidiaXML(w io.Writer, p *Profile, s *State) error {
 		}
 		fmt.Fprintf(w, "\t\t<mig_mode>\n\t\t\t<current_mig>%s</current_mig>\n\t\t</mig_mode>\n\t\t<mig_devices>\n", mig)
 		for n, m := range mine {
+			if m.MemoryMiB == 0 {
+				m.MemoryMiB = p.MemoryMiB * int64(migSize(p, m.Profile)) / 8
+			}
 			fmt.Fprintf(w, "\t\t\t<mig_device>\n\t\t\t\t<index>%d</index>\n\t\t\t\t<gpu_instance_id>%d</gpu_instance_id>\n\t\t\t\t<compute_instance_id>0</compute_instance_id>\n", n, m.ID)
 			fmt.Fprintf(w, "\t\t\t\t<fb_memory_usage>\n\t\t\t\t\t<total>%d MiB</total>\n\t\t\t\t\t<used>0 MiB</used>\n\t\t\t\t</fb_memory_usage>\n\t\t\t</mig_device>\n", m.MemoryMiB)
 		}

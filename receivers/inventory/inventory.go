@@ -61,6 +61,9 @@ type Device struct {
 	Chip               *int        `json:"chip,omitempty"`
 	ECCErrors          *int64      `json:"ecc_errors,omitempty"`
 	Partitions         []Partition `json:"partitions"`
+	// MIGMode: the GPU is in MIG mode, so it runs work only inside its MIG
+	// instances (never as a whole device).
+	MIGMode bool `json:"mig_mode,omitempty"`
 	Links              []Link      `json:"links,omitempty"`
 	Isolation          Isolation   `json:"isolation"`
 }

@@ -43,6 +43,7 @@ func ParseList(data []byte) (*inventory.Snapshot, error) {
 				return nil, pu.Unrecognised("nvidia-smi -L line %d: MIG device before any GPU", n+1)
 			}
 			d := &snap.Devices[len(snap.Devices)-1]
+			d.MIGMode = true // MIG devices are listed only under a GPU in MIG mode
 			d.Partitions = append(d.Partitions, inventory.Partition{
 				Kind: "mig", ID: m[2], UUID: pu.Str(m[3]), Profile: pu.Str(m[1]),
 			})

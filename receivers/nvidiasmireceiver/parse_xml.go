@@ -147,6 +147,7 @@ func xmlDevice(i int, g xmlGPU, snap *inventory.Snapshot) inventory.Device {
 	if d.Model == "" {
 		snap.Warnings = append(snap.Warnings, fmt.Sprintf("gpu %d: no product_name", i))
 	}
+	d.MIGMode = strings.EqualFold(strings.TrimSpace(g.MIGMode.Current), "Enabled")
 	for _, m := range g.MIGDevices {
 		p := inventory.Partition{
 			Kind:           "mig",

@@ -29,6 +29,11 @@ type Slice struct {
 //   - bronze: needs software sharing; memory may overcommit by the ratio.
 func FitDevice(d *Device, s *DeviceState, r *Request, ratioMilli int64) (Slice, bool) {
 	out := Slice{Device: -1, DeviceIndex: d.Index, MemoryMiB: r.MemoryMiB, ComputeMilli: r.ComputeMilli, QoS: r.QoS, Start: -1}
+	if d.MIG && r.QoS != QoSGold {
+		// A GPU in MIG mode runs nothing outside its instances: sharing it
+		// would hand the task the whole GPU's UUID, which sees no CUDA device.
+		return out, false
+	}
 	switch r.QoS {
 	case QoSGold:
 		return fitGold(d, s, r, out)
@@ -62,6 +67,13 @@ func fitGold(d *Device, s *DeviceState, r *Request, out Slice) (Slice, bool) {
 	hw := d.Isolation.Hardware
 	whole := hw == "" || len(d.Isolation.Profiles) == 0 || r.ComputeMilli >= WholeMilli ||
 		(d.MemoryMiB > 0 && r.MemoryMiB >= d.MemoryMiB)
+	if d.MIG {
+		// MIG mode: only an instance, the full 7g one for a whole-GPU ask.
+		if len(d.Isolation.Profiles) == 0 {
+			return out, false
+		}
+		whole = false
+	}
 	if whole {
 		if s.Mode != ModeFree || (d.MemoryMiB > 0 && r.MemoryMiB > d.MemoryMiB) {
 			return out, false
@@ -85,10 +97,13 @@ func fitGold(d *Device, s *DeviceState, r *Request, out Slice) (Slice, bool) {
 		if int(s.PartSlices)+p.ComputeSlices > p.TotalSlices {
 			continue
 		}
-		if d.MemoryMiB > 0 && s.PartMem+p.MemoryMiB > d.MemoryMiB {
+		// MIG memory is bounded by the placement slots (the table's sizes are
+		// nominal: an H100 80GB reports 81559 MiB, its 7g.80gb is 81920);
+		// other partitions by the device's memory.
+		if len(p.Starts) == 0 && d.MemoryMiB > 0 && s.PartMem+p.MemoryMiB > d.MemoryMiB {
 			continue
 		}
-		start, ok := freeStart(p, s.PartMask)
+		start, ok := freeStart(p, s.PartMask|d.MIGReserved)
 		if !ok {
 			continue
 		}

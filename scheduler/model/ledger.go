@@ -85,7 +85,8 @@ func sliceFits(d *Device, st *DeviceState, s *Slice, ratioMilli int64) bool {
 		if s.Start >= 0 && st.PartMask&maskOf(s.Start, s.PartSize) != 0 {
 			return false
 		}
-		return d.MemoryMiB == 0 || st.PartMem+s.MemoryMiB <= d.MemoryMiB
+		// MIG memory is bounded by the placement slots (nominal profile sizes).
+		return len(prof.Starts) > 0 || d.MemoryMiB == 0 || st.PartMem+s.MemoryMiB <= d.MemoryMiB
 	default:
 		// A gold slice without a profile owns the whole device.
 		return st.Mode == ModeFree && s.ComputeMilli == WholeMilli && (d.MemoryMiB == 0 || s.MemoryMiB <= d.MemoryMiB)

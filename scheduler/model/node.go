@@ -27,6 +27,12 @@ type Device struct {
 	NUMA      int                 `json:"numa"`       // -1 = unknown
 	Links     []inventory.Link    `json:"links,omitempty"`
 	Isolation inventory.Isolation `json:"isolation"`
+	// MIG: the GPU is in MIG mode and runs work only inside MIG instances:
+	// no Silver or Bronze sharing and no whole-device Gold on it.
+	MIG bool `json:"mig,omitempty"`
+	// MIGReserved are the memory slices (bit i = slice i of 8) held by MIG
+	// instances the inventory lists; the ledger's own partitions are OR-ed in.
+	MIGReserved uint16 `json:"mig_reserved,omitempty"`
 
 	modelID int // interned (vendor, model), set by Cluster.AddNode
 }
@@ -93,6 +99,7 @@ func NewNodeFromInventory(name string, labels map[string]string, cpuMilli, memor
 		if sd.Isolation.Hardware == "" && sd.Isolation.DriverLimits == "" && !sd.Isolation.Sharing {
 			sd.Isolation = inventory.IsolationFor(vendor, d.Model)
 		}
+		sd.MIG, sd.MIGReserved = migState(&sd, d)
 		n.Devices = append(n.Devices, sd)
 	}
 	if err := n.Validate(); err != nil {

@@ -93,6 +93,7 @@ func fill(d *inventory.Device, s inventory.Device) {
 	if len(s.Partitions) > 0 {
 		d.Partitions = mergePartitions(d.Partitions, s.Partitions)
 	}
+	d.MIGMode = d.MIGMode || s.MIGMode
 }
 
 // mergePartitions keeps dst's partitions (they carry memory) and adds the
