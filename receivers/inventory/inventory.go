@@ -63,9 +63,9 @@ type Device struct {
 	Partitions         []Partition `json:"partitions"`
 	// MIGMode: the GPU is in MIG mode, so it runs work only inside its MIG
 	// instances (never as a whole device).
-	MIGMode bool `json:"mig_mode,omitempty"`
-	Links              []Link      `json:"links,omitempty"`
-	Isolation          Isolation   `json:"isolation"`
+	MIGMode   bool      `json:"mig_mode,omitempty"`
+	Links     []Link    `json:"links,omitempty"`
+	Isolation Isolation `json:"isolation"`
 }
 
 // Partition is a hardware or driver partition currently present on the
