@@ -17,12 +17,12 @@ func npuSMI(w io.Writer, p *Profile, s *State, args []string, statePath string) 
 	case len(args) == 2 && args[0] == "info" && args[1] == "-m":
 		fmt.Fprintf(w, "%-31s%-31s%-31s%s\n", "NPU ID", "Chip ID", "Chip Logic ID", "Chip Name")
 		for i := 0; i < p.Count; i++ {
-			fmt.Fprintf(w, "%-31d%-31d%-31d%s\n", i, 0, i, "Ascend "+p.Model)
+			fmt.Fprintf(w, "%-31d%-31d%-31d%s\n", p.id(i), 0, p.id(i), "Ascend "+p.Model)
 		}
 		return nil
 	case len(args) >= 3 && args[0] == "info" && args[1] == "-t":
 		npu, err := strconv.Atoi(flagValue(args, "-i"))
-		if err != nil || npu < 0 || npu >= p.Count {
+		if err != nil || p.pos(npu) < 0 {
 			return fmt.Errorf("Usage: npu-smi info -t %s -i <npu id>: invalid NPU ID", args[2])
 		}
 		d := s.dev(npu)
@@ -59,8 +59,8 @@ func npuInfo(w io.Writer, p *Profile, s *State) error {
 	fmt.Fprintln(w, "| Chip                      | Bus-Id        | AICore(%)   Memory-Usage(MB)  HBM-Usage(MB)        |")
 	fmt.Fprintln(w, rule)
 	for i := 0; i < p.Count; i++ {
-		d := s.dev(i)
-		fmt.Fprintf(w, "| %-5d %-19s | OK            | %-11.1f %-17.0f 0    / 0             |\n", i, p.Model, d.PowerWatts, d.TemperatureCelsius)
+		d := s.dev(p.id(i))
+		fmt.Fprintf(w, "| %-5d %-19s | OK            | %-11.1f %-17.0f 0    / 0             |\n", p.id(i), p.Model, d.PowerWatts, d.TemperatureCelsius)
 		fmt.Fprintf(w, "| 0                         | %-13s | %-11.0f 0    / 0          %-20s|\n", strings.ToUpper(busID(i)), d.UtilizationPercent, fmt.Sprintf("%d / %d", d.MemoryUsedMiB, p.MemoryMiB))
 		fmt.Fprintln(w, rule)
 	}
@@ -69,7 +69,7 @@ func npuInfo(w io.Writer, p *Profile, s *State) error {
 
 func npuVNPU(w io.Writer, p *Profile, args []string, statePath string) error {
 	npu, err := strconv.Atoi(flagValue(args, "-i"))
-	if err != nil || npu < 0 || npu >= p.Count {
+	if err != nil || p.pos(npu) < 0 {
 		return fmt.Errorf("Status : FAILED\nMessage : invalid NPU ID")
 	}
 	switch args[2] {

@@ -123,7 +123,7 @@ func nvidiaXML(w io.Writer, p *Profile, s *State) error {
 	fmt.Fprintf(w, "\t<driver_version>%s</driver_version>\n\t<cuda_version>12.4</cuda_version>\n\t<attached_gpus>%d</attached_gpus>\n", driver(p, "550.54.15"), p.Count)
 	parts := s.partitions(p)
 	for i := 0; i < p.Count; i++ {
-		d := s.dev(i)
+		d := s.dev(p.id(i))
 		mine := devParts(parts, i)
 		bus := "0000" + busID(i)
 		fmt.Fprintf(w, "\t<gpu id=\"%s\">\n\t\t<product_name>%s</product_name>\n", strings.ToUpper(bus), p.Model)
@@ -178,9 +178,9 @@ func nvidiaCSV(w io.Writer, p *Profile, s *State, args []string) error {
 		fmt.Fprintln(w, strings.Join(hdr, ", "))
 	}
 	for i := 0; i < p.Count; i++ {
-		d := s.dev(i)
+		d := s.dev(p.id(i))
 		vals := map[string]string{
-			"index": strconv.Itoa(i), "uuid": uuid("GPU", p.Model, i), "name": p.Model, "serial": "[N/A]",
+			"index": strconv.Itoa(p.id(i)), "uuid": uuid("GPU", p.Model, i), "name": p.Model, "serial": "[N/A]",
 			"pci.bus_id": "0000" + strings.ToUpper(busID(i)), "driver_version": driver(p, "550.54.15"),
 			"vbios_version": "96.00.74.00.0D", "memory.total": strconv.FormatInt(p.MemoryMiB, 10),
 			"memory.used": strconv.FormatInt(d.MemoryUsedMiB, 10), "utilization.gpu": fmt.Sprintf("%.0f", d.UtilizationPercent),
@@ -238,7 +238,7 @@ func nvidiaTable(w io.Writer, p *Profile, s *State) error {
 	fmt.Fprintf(w, "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |\n")
 	fmt.Fprintf(w, "|=========================================+======================+======================|\n")
 	for i := 0; i < p.Count; i++ {
-		d := s.dev(i)
+		d := s.dev(p.id(i))
 		fmt.Fprintf(w, "| %3d  %-30s On  | 0000%s Off |                    0 |\n", i, p.Model, strings.ToUpper(busID(i)))
 		fmt.Fprintf(w, "| N/A   %2.0fC    P0         %4.0fW /  400W | %6dMiB / %6dMiB | %5.0f%%      Default |\n", d.TemperatureCelsius, d.PowerWatts, d.MemoryUsedMiB, p.MemoryMiB, d.UtilizationPercent)
 		fmt.Fprintf(w, "+-----------------------------------------+----------------------+----------------------+\n")

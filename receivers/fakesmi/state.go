@@ -15,6 +15,11 @@ type Profile struct {
 	Count         int    `json:"count"`
 	MemoryMiB     int64  `json:"memory_mib"`
 	DriverVersion string `json:"driver_version,omitempty"`
+	// FirstIndex is the id the CLI prints for the first device: a host or
+	// container that sees only some devices numbers them from there (npu-smi
+	// NPU IDs, cnmon cards, …). NVIDIA always numbers from 0 (nvidia-smi
+	// enumerates what it sees). State and -i arguments use the printed ids.
+	FirstIndex int `json:"first_index,omitempty"`
 	// Partitions present at start (MIG instances, vNPUs, VFs).
 	Partitions []PartitionSpec `json:"partitions,omitempty"`
 }
@@ -60,6 +65,17 @@ func LoadProfile(path string) (*Profile, error) {
 	return &p, nil
 }
 
+// id is the id the CLI prints for the device at position i.
+func (p *Profile) id(i int) int { return p.FirstIndex + i }
+
+// pos is the position of the device the CLI calls id, or -1.
+func (p *Profile) pos(id int) int {
+	if id < p.FirstIndex || id >= p.FirstIndex+p.Count {
+		return -1
+	}
+	return id - p.FirstIndex
+}
+
 // Validate checks the fields every renderer needs.
 func (p *Profile) Validate() error {
 	switch {
@@ -71,6 +87,10 @@ func (p *Profile) Validate() error {
 		return fmt.Errorf("count %d out of 1..64", p.Count)
 	case p.MemoryMiB <= 0:
 		return errors.New("memory_mib must be positive")
+	case p.FirstIndex < 0 || p.FirstIndex > 255:
+		return fmt.Errorf("first_index %d out of 0..255", p.FirstIndex)
+	case p.FirstIndex != 0 && p.Vendor == "nvidia":
+		return errors.New("first_index: nvidia-smi numbers the GPUs it sees from 0")
 	}
 	return nil
 }
