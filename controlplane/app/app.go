@@ -13,6 +13,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/agentapi"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metering"
+	"github.com/heteroflow/heteroflow/controlplane/retention"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling/schedulingapi"
 	"github.com/heteroflow/heteroflow/controlplane/server"
@@ -32,6 +33,7 @@ type App struct {
 	notify *notify.Worker
 	flows  *workflow.Engine // nil when the store has no workflow tables
 	meter  *metering.Service
+	prune  *retention.Pruner // nil when the store cannot prune
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -114,7 +116,10 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	if err := a.attachWorkflows(log); err != nil {
 		return err
 	}
-	return a.attachBilling(log)
+	if err := a.attachBilling(log); err != nil {
+		return err
+	}
+	return a.attachRetention(log)
 }
 
 // attachWorkflows mounts /api/v1/workflows and builds the workflow engine
@@ -169,6 +174,7 @@ func (a *App) Start() error {
 	}
 	a.loops.Add(1)
 	go func() { defer a.loops.Done(); a.meter.Run(ctx) }()
+	a.startRetention(ctx)
 	return nil
 }
 

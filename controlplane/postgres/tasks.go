@@ -117,8 +117,12 @@ func (db *DB) ListTaskEvents(ctx context.Context, taskID int64) ([]*controlplane
 		return nil, fmt.Errorf("events of task %d: %w", taskID, mapErr(err))
 	}
 	if len(out) == 0 {
-		// Every task has its submitted event, so no events means no task.
-		return nil, fmt.Errorf("task %d: %w", taskID, controlplane.ErrNotFound)
+		// Retention may have removed a finished task's events: no events
+		// is an empty history unless the task itself is missing.
+		var one int
+		if err := db.pool.QueryRow(ctx, `SELECT 1 FROM tasks WHERE id = $1`, taskID).Scan(&one); err != nil {
+			return nil, fmt.Errorf("task %d: %w", taskID, mapErr(err))
+		}
 	}
 	return out, nil
 }

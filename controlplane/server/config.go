@@ -57,6 +57,8 @@ type Config struct {
 	RateLimit httpapi.RateLimits `yaml:"rate_limit"`
 	// Alerts configures the alert engine.
 	Alerts AlertsConfig `yaml:"alerts"`
+	// Retention bounds the audit log, task logs and task events.
+	Retention RetentionConfig `yaml:"retention"`
 
 	// GrafanaURL is the Grafana serving the dashboards/ dashboards; when
 	// set, the console links to it. Empty: no link.
@@ -149,6 +151,12 @@ func Defaults() Config {
 		Metrics:    metricsDefaults(),
 		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour)},
 		Alerts:     AlertsConfig{EvaluationInterval: Duration(15 * time.Second)},
+		// A year of audit (the usual compliance horizon), a month of task
+		// logs within 10 GiB, half a year of task events.
+		Retention: RetentionConfig{Interval: Duration(time.Hour),
+			AuditMaxAge: Duration(365 * 24 * time.Hour), AuditMaxRows: 10_000_000,
+			TaskLogMaxAge: Duration(30 * 24 * time.Hour), TaskLogMaxBytes: 10 << 30,
+			TaskEventMaxAge: Duration(180 * 24 * time.Hour), TaskEventMaxRows: 10_000_000},
 	}
 }
 
@@ -236,6 +244,7 @@ func (c Config) Validate() error {
 		bad("alerts.evaluation_interval %s must be between 1s and 1h", time.Duration(c.Alerts.EvaluationInterval))
 	}
 	errs = append(errs, c.TLS.validate()...)
+	errs = append(errs, c.Retention.validate()...)
 	if t := c.metricsConfig().Query.Timeout; t > APIWriteTimeout-10*time.Second {
 		// Past the write timeout the connection is dropped and the caller
 		// never sees the JSON timeout error.
@@ -392,6 +401,7 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.Bool(FlagMTLS, false, "issue client certificates to agents at enrollment and accept them (needs HTTPS) / 为代理签发并接受客户端证书(需 HTTPS)")
 	fs.String(FlagTLSClientCA, "", "CA certificate that signs agent certificates; empty = auto-generated in <data-dir>/pki / 签发代理证书的 CA 证书，空则自动生成")
 	fs.String(FlagTLSCAKey, "", "private key of --tls-client-ca / --tls-client-ca 的私钥")
+	registerRetentionFlags(fs, d.Retention)
 }
 
 // ApplyFlags overrides c with the flags the user actually set.
@@ -425,6 +435,9 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	}
 	if fs.Changed(FlagAllowRegistration) && err == nil {
 		c.AllowRegistration, err = fs.GetBool(FlagAllowRegistration)
+	}
+	if err == nil {
+		err = applyRetentionFlags(fs, &c.Retention)
 	}
 	return err
 }

@@ -1,0 +1,12 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
+	"github.com/heteroflow/heteroflow/controlplane/storetest"
+)
+
+func TestRetentionConformance(t *testing.T) {
+	storetest.RunRetention(t, func(t *testing.T) storetest.RetentionStore { return pgtest.Open(t) })
+}
