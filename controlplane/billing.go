@@ -57,6 +57,8 @@ type UsageFilter struct {
 	Project  string
 	OwnerID  int64
 	TaskID   int64
+	// IntervalIDs limits ListUsage to these intervals (nil: all).
+	IntervalIDs []int64
 }
 
 // PriceEntry is one line of the price book: prices per hour for usage that

@@ -51,6 +51,8 @@ type UsageSumRequest struct {
 	// device usage, then task id), plus every task in Tasks.
 	Top   int
 	Tasks []int64
+	// SkipTasks leaves out the SumTask rows; TasksOnly returns only them.
+	SkipTasks, TasksOnly bool
 }
 
 // UsageRate is the price of one unit of each quantity for one segment and

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -33,7 +34,8 @@ type table struct {
 	key   []string // the ReportLine fields that name a row
 }
 
-var numHeader = []string{"slice_hours", "device_hours", "memory_gib_hours", "compute_percent_hours", "cost"}
+var numHeader = []string{"slice_hours", "device_hours", "memory_gib_hours", "compute_percent_hours", "cost",
+	"measured_hours", "measured_compute_percent_hours", "measured_memory_gib_hours", "compute_efficiency", "memory_efficiency"}
 
 func (r *UsageReport) tables() []table {
 	total := r.Total
@@ -71,10 +73,20 @@ func keyValue(l *ReportLine, k string) string {
 }
 
 func numbers(l *ReportLine) []float64 {
-	return []float64{l.Hours.SliceHours, l.Hours.DeviceHours, l.Hours.MemoryGiBHours, l.Hours.ComputePercentHours, l.Cost}
+	ce, me := math.NaN(), math.NaN() // not measured: empty cells
+	if e := l.Efficiency; e != nil {
+		ce, me = e.Compute, e.Memory
+	}
+	return []float64{l.Hours.SliceHours, l.Hours.DeviceHours, l.Hours.MemoryGiBHours, l.Hours.ComputePercentHours, l.Cost,
+		l.Hours.MeasuredHours, l.Hours.MeasuredComputePercentHours, l.Hours.MeasuredMemoryGiBHours, ce, me}
 }
 
-func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+func fmtNum(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', 6, 64)
+}
 
 // WriteCSV writes the report as CSV: one row per line of every section,
 // with the section's name in the first column, and a header row first.

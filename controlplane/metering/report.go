@@ -43,9 +43,11 @@ type ReportLine struct {
 	Day     string      `json:"day,omitempty"`
 	Usage   UsageTotals `json:"usage"`
 	Hours   UsageHours  `json:"hours"`
-	Cost    float64     `json:"cost"`
-	cost    float64     // unrounded
-	key     string      // grouping key
+	// Efficiency is measured / allocated usage; absent when not measured.
+	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	Cost       float64     `json:"cost"`
+	cost       float64     // unrounded
+	key        string      // grouping key
 }
 
 // UsageReport is a usage and cost report.
@@ -108,10 +110,7 @@ func (s *Service) Report(ctx context.Context, req ReportRequest) (*UsageReport, 
 			return nil, fmt.Errorf("tenant %q: %w", req.Tenant, controlplane.ErrNotFound)
 		}
 	}
-	recs, err := s.Usage(ctx, controlplane.UsageFilter{From: from, To: to, Tenant: req.Tenant, Project: req.Project, OwnerID: req.OwnerID})
-	if err != nil {
-		return nil, err
-	}
+	f := controlplane.UsageFilter{From: from, To: to, Tenant: req.Tenant, Project: req.Project, OwnerID: req.OwnerID}
 	prices, err := s.store.ListPrices(ctx)
 	if err != nil {
 		return nil, err
@@ -122,23 +121,34 @@ func (s *Service) Report(ctx context.Context, req ReportRequest) (*UsageReport, 
 	if len(prices) > 0 {
 		rep.Currency = prices[0].Currency
 	}
-	s.aggregate(rep, recs, NewPriceBook(prices), req.TopTasks)
+	if err := s.aggregate(ctx, rep, f, NewPriceBook(prices), priceCuts(prices, from, to), req.TopTasks); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 
-// Usage returns the usage records of f: stored ones and, for what the meter
-// has not written yet, the same records computed now. Together they are
-// what the ledger held in f's days, up to now.
-func (s *Service) Usage(ctx context.Context, f controlplane.UsageFilter) ([]*controlplane.UsageRecord, error) {
-	recs, err := s.store.ListUsage(ctx, f)
-	if err != nil {
-		return nil, err
+// priceCuts are the days inside (from, to) on which a price entry starts
+// or ends: between two cuts every class has one price.
+func priceCuts(prices []*controlplane.PriceEntry, from, to time.Time) []time.Time {
+	seen := map[time.Time]bool{}
+	var cuts []time.Time
+	for _, p := range prices {
+		for _, d := range []*time.Time{&p.From, p.To} {
+			if d != nil && d.After(from) && d.Before(to) && !seen[*d] {
+				seen[*d] = true
+				cuts = append(cuts, *d)
+			}
+		}
 	}
-	have := make(map[recKey]bool, len(recs))
-	for _, r := range recs {
-		have[recKey{r.IntervalID, r.Day.Unix()}] = true
-	}
-	pending, err := s.store.ListUnmeteredIntervals(ctx, 0)
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i].Before(cuts[j]) })
+	return cuts
+}
+
+// pending returns the records of f the meter has not written yet (released
+// intervals not metered, and the days of held slices not recorded), up to
+// now: together with the stored records they are what the ledger held.
+func (s *Service) pending(ctx context.Context, f controlplane.UsageFilter) ([]*controlplane.UsageRecord, error) {
+	unmetered, err := s.store.ListUnmeteredIntervals(ctx, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -146,29 +156,60 @@ func (s *Service) Usage(ctx context.Context, f controlplane.UsageFilter) ([]*con
 	if err != nil {
 		return nil, err
 	}
-	ivs := append(pending, open...)
-	if len(ivs) == 0 {
-		return recs, nil
-	}
-	shares, err := s.shareFunc(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	for _, iv := range ivs {
+	var ivs []*controlplane.AllocationInterval
+	for _, iv := range append(unmetered, open...) {
 		if (f.Tenant != "" && iv.Tenant != f.Tenant) || (f.Project != "" && iv.Project != f.Project) ||
 			(f.OwnerID != 0 && iv.OwnerID != f.OwnerID) || (f.TaskID != 0 && iv.TaskID != f.TaskID) {
 			continue
 		}
-		for _, r := range Split(iv, shares(iv), now, false) {
+		ivs = append(ivs, iv)
+	}
+	if len(ivs) == 0 {
+		return nil, nil
+	}
+	// Days of these intervals the meter already wrote (held slices' ended
+	// days) are in the sums.
+	ids := make([]int64, len(ivs))
+	for i, iv := range ivs {
+		ids[i] = iv.ID
+	}
+	stored, err := s.store.ListUsage(ctx, controlplane.UsageFilter{From: f.From, To: f.To, IntervalIDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	have := make(map[recKey]bool, len(stored))
+	for _, r := range stored {
+		have[recKey{r.IntervalID, r.Day.Unix()}] = true
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	var recs []*controlplane.UsageRecord
+	for _, iv := range ivs {
+		for _, r := range Split(iv, inv.share(iv), now, false) {
 			if r.Day.Before(f.From) || !r.Day.Before(f.To) || have[recKey{r.IntervalID, r.Day.Unix()}] {
 				continue
 			}
-			have[recKey{r.IntervalID, r.Day.Unix()}] = true
 			recs = append(recs, r)
 		}
 	}
 	return recs, nil
+}
+
+// Usage returns the usage records of f: stored ones and, for what the meter
+// has not written yet, the same records computed now.
+func (s *Service) Usage(ctx context.Context, f controlplane.UsageFilter) ([]*controlplane.UsageRecord, error) {
+	recs, err := s.store.ListUsage(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	more, err := s.pending(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return append(recs, more...), nil
 }
 
 type grouping struct {
@@ -215,20 +256,102 @@ func (l *ReportLine) add(r *controlplane.UsageRecord, cost float64) {
 
 func (l *ReportLine) finish() {
 	l.Hours = l.Usage.Hours()
+	l.Efficiency = l.Usage.Efficiency()
 	l.Cost = round2(l.cost)
 }
 
 func byCost(a, b *ReportLine) bool { return a.cost > b.cost }
 
-// aggregate sums records into the report's groups, pricing each record on
-// its day.
-func (s *Service) aggregate(rep *UsageReport, recs []*controlplane.UsageRecord, book *PriceBook, top int) {
+// aggregate builds the report's groups from the store's sums (by day and
+// class, and by price segment, class and scope) and the records not metered
+// yet, pricing each part on its day: prices are constant within a segment.
+func (s *Service) aggregate(ctx context.Context, rep *UsageReport, f controlplane.UsageFilter, book *PriceBook,
+	cuts []time.Time, top int,
+) error {
 	if top <= 0 {
 		top = 20
 	}
+	pend, err := s.pending(ctx, f)
+	if err != nil {
+		return err
+	}
+	req := controlplane.UsageSumRequest{Filter: f, Cuts: cuts, Top: top, SkipTasks: true}
+	sums, err := s.store.SumUsage(ctx, req)
+	if err != nil {
+		return err
+	}
+	segStart := func(seg int) time.Time {
+		if seg == 0 {
+			return controlplane.Day(f.From)
+		}
+		return cuts[seg-1]
+	}
+	// The heaviest tasks by the prices of each segment and class, plus
+	// every task with usage not metered yet (it may move up).
+	classes := map[controlplane.UsageRate]bool{}
+	for _, u := range sums {
+		if u.Set == controlplane.SumTenant {
+			classes[controlplane.UsageRate{Segment: u.Segment, Vendor: u.Vendor, Model: u.Model, QoS: u.QoS}] = true
+		}
+	}
+	for c := range classes {
+		if p := book.Find(c.Vendor, c.Model, c.QoS, segStart(c.Segment)); p != nil {
+			c.DeviceMilliMS, c.MemoryMiBMS, c.ComputeMilliMS = unitRates(c.QoS, p)
+			req.Rates = append(req.Rates, c)
+		}
+	}
+	pendTasks := map[int64]bool{}
+	for _, r := range pend {
+		if !pendTasks[r.TaskID] {
+			pendTasks[r.TaskID] = true
+			req.Tasks = append(req.Tasks, r.TaskID)
+		}
+	}
+	req.SkipTasks, req.TasksOnly = false, true
+	tasks, err := s.store.SumUsage(ctx, req)
+	if err != nil {
+		return err
+	}
+	sums = append(sums, tasks...)
+
 	var daily, vendor, tenant, project, user, task grouping
 	var unpriced UsageTotals
-	for _, r := range recs {
+	addTo := func(l *ReportLine, u UsageTotals, c float64) {
+		l.Usage.plus(u)
+		l.cost += c
+	}
+	for _, su := range sums {
+		var u UsageTotals
+		u.sum(su)
+		day := su.Day
+		if su.Set != controlplane.SumDaily {
+			day = segStart(su.Segment)
+		}
+		p := book.Find(su.Vendor, su.Model, su.QoS, day)
+		c := Cost(u, su.QoS, p)
+		switch su.Set {
+		case controlplane.SumDaily:
+			if p == nil {
+				unpriced.plus(u)
+			}
+			addTo(&rep.Total, u, c)
+			d := day.Format(controlplane.DateLayout)
+			addTo(daily.get(d, func() ReportLine { return ReportLine{Day: d} }), u, c)
+			addTo(vendor.get(strings.Join([]string{su.Vendor, su.Model, string(su.QoS)}, "\x00"),
+				func() ReportLine { return ReportLine{Vendor: su.Vendor, Model: su.Model, QoS: string(su.QoS)} }), u, c)
+		case controlplane.SumTenant:
+			addTo(tenant.get(su.Tenant, func() ReportLine { return ReportLine{Tenant: su.Tenant} }), u, c)
+		case controlplane.SumProject:
+			addTo(project.get(su.Tenant+"\x00"+su.Project, func() ReportLine { return ReportLine{Tenant: su.Tenant, Project: su.Project} }), u, c)
+		case controlplane.SumUser:
+			addTo(user.get(su.Owner, func() ReportLine { return ReportLine{User: su.Owner, Tenant: su.Tenant} }), u, c)
+		case controlplane.SumTask:
+			addTo(task.get(fmt.Sprintf("%020d", su.TaskID), func() ReportLine {
+				return ReportLine{TaskID: su.TaskID, Tenant: su.Tenant, Project: su.Project, User: su.Owner}
+			}), u, c)
+		}
+	}
+	for _, r := range pend {
 		var u UsageTotals
 		u.add(r)
 		p := book.Find(r.Vendor, r.Model, r.QoS, r.Day)
@@ -264,4 +387,16 @@ func (s *Service) aggregate(rep *UsageReport, recs []*controlplane.UsageRecord, 
 	if len(rep.TopTasks) > top {
 		rep.TopTasks = rep.TopTasks[:top]
 	}
+	return nil
+}
+
+// unitRates is price p per unit-millisecond of device share (thousandths),
+// device memory (MiB) and compute (thousandths), Bronze discount applied:
+// the same arithmetic as Cost.
+func unitRates(qos controlplane.QoS, p *controlplane.PriceEntry) (device, mem, compute float64) {
+	k := 1.0
+	if qos == controlplane.QoSBronze {
+		k = 1 - p.BronzeDiscountPercent/100
+	}
+	return k * p.DeviceHour / 1000 / msPerHour, k * p.MemoryGiBHour / 1024 / msPerHour, k * p.ComputePercentHour / 10 / msPerHour
 }

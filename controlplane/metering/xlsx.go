@@ -3,6 +3,7 @@ package metering
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -49,6 +50,10 @@ func (r *UsageReport) WriteXLSX(w io.Writer) error {
 				row = append(row, keyValue(l, k))
 			}
 			for _, v := range numbers(l) {
+				if math.IsNaN(v) {
+					row = append(row, "") // not measured
+					continue
+				}
 				row = append(row, v)
 			}
 			rows = append(rows, row)

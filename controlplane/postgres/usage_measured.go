@@ -132,6 +132,9 @@ func (db *DB) ListUsage(ctx context.Context, f controlplane.UsageFilter) ([]*con
 	if f.TaskID != 0 {
 		q += ` AND task_id = ` + a.add(f.TaskID)
 	}
+	if f.IntervalIDs != nil {
+		q += ` AND interval_id = ANY(` + a.add(f.IntervalIDs) + `)`
+	}
 	rows, err := db.pool.Query(ctx, q+` ORDER BY day, interval_id`, a...)
 	return collect(rows, err, scanUsage)
 }

@@ -102,6 +102,25 @@ func (db *DB) ListUsage(ctx context.Context, f controlplane.UsageFilter) ([]*con
 		q += ` AND task_id = ?`
 		args = append(args, f.TaskID)
 	}
+	if f.IntervalIDs != nil {
+		if len(f.IntervalIDs) == 0 {
+			return nil, nil
+		}
+		var out []*controlplane.UsageRecord
+		for chunk := range chunks(f.IntervalIDs, 500) {
+			ids := make([]any, len(chunk))
+			for i, id := range chunk {
+				ids[i] = id
+			}
+			recs, err := queryAll(ctx, db, scanUsage, q+` AND interval_id IN (?`+strings.Repeat(", ?", len(chunk)-1)+
+				`) ORDER BY day, interval_id`, append(append([]any{}, args...), ids...)...)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, recs...)
+		}
+		return out, nil
+	}
 	return queryAll(ctx, db, scanUsage, q+` ORDER BY day, interval_id`, args...)
 }
 

@@ -77,6 +77,13 @@ func UsageSumQuery(numbered bool, req controlplane.UsageSumRequest) (string, []a
 		}
 		tasks += " OR task_id IN (" + strings.Join(ph, ", ") + ")"
 	}
+	sets := []string{"daily", "tenant", "project", "user", "task"}
+	switch {
+	case req.TasksOnly:
+		sets = sets[4:]
+	case req.SkipTasks:
+		sets = sets[:4]
+	}
 	q := `WITH r AS (SELECT day, ` + seg + ` AS seg, vendor, model, qos, tenant, project, owner, task_id, duration_ms,
 		share_milli, memory_mib, compute_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms
 		FROM usage_records WHERE ` + where + `),
@@ -86,18 +93,22 @@ func UsageSumQuery(numbered bool, req controlplane.UsageSumRequest) (string, []a
 		ORDER BY SUM(r.duration_ms * (r.share_milli * COALESCE(p.dr, 0) + r.memory_mib * COALESCE(p.mr, 0) +
 			r.compute_milli * COALESCE(p.cr, 0))) DESC, SUM(r.duration_ms * r.share_milli) DESC, r.task_id
 		LIMIT ` + limit + `)
-	SELECT 'daily', day, 0, vendor, model, qos, '', '', '', 0, ` + usageSums + ` FROM r GROUP BY day, vendor, model, qos
-	UNION ALL
-	SELECT 'tenant', '', seg, vendor, model, qos, tenant, '', '', 0, ` + usageSums + ` FROM r
-		GROUP BY seg, vendor, model, qos, tenant
-	UNION ALL
-	SELECT 'project', '', seg, vendor, model, qos, tenant, project, '', 0, ` + usageSums + ` FROM r
-		GROUP BY seg, vendor, model, qos, tenant, project
-	UNION ALL
-	SELECT 'user', '', seg, vendor, model, qos, MIN(tenant), '', owner, 0, ` + usageSums + ` FROM r
-		GROUP BY seg, vendor, model, qos, owner
-	UNION ALL
-	SELECT 'task', '', seg, vendor, model, qos, MIN(tenant), MIN(project), MIN(owner), task_id, ` + usageSums + ` FROM r
-		WHERE ` + tasks + ` GROUP BY seg, vendor, model, qos, task_id`
+	`
+	parts := map[string]string{
+		"daily": `SELECT 'daily', day, 0, vendor, model, qos, '', '', '', 0, ` + usageSums + ` FROM r GROUP BY day, vendor, model, qos`,
+		"tenant": `SELECT 'tenant', '', seg, vendor, model, qos, tenant, '', '', 0, ` + usageSums + ` FROM r
+		GROUP BY seg, vendor, model, qos, tenant`,
+		"project": `SELECT 'project', '', seg, vendor, model, qos, tenant, project, '', 0, ` + usageSums + ` FROM r
+		GROUP BY seg, vendor, model, qos, tenant, project`,
+		"user": `SELECT 'user', '', seg, vendor, model, qos, MIN(tenant), '', owner, 0, ` + usageSums + ` FROM r
+		GROUP BY seg, vendor, model, qos, owner`,
+		"task": `SELECT 'task', '', seg, vendor, model, qos, MIN(tenant), MIN(project), MIN(owner), task_id, ` + usageSums + ` FROM r
+		WHERE ` + tasks + ` GROUP BY seg, vendor, model, qos, task_id`,
+	}
+	var sel []string
+	for _, n := range sets {
+		sel = append(sel, parts[n])
+	}
+	q += strings.Join(sel, "\nUNION ALL\n")
 	return q, a.Vals
 }
