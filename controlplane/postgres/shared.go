@@ -114,3 +114,20 @@ func connErr(err error) error {
 	}
 	return mapErr(err)
 }
+
+func (shared) Contains(hay, needle string) string { return "strpos(" + hay + ", " + needle + ") > 0" }
+func (shared) ForUpdate() string                  { return " FOR UPDATE" }
+
+// InventoryHasVendor: @> narrows through the GIN index; the EXISTS keeps
+// only snapshots that list devices (devices may be JSON null, hence the CASE).
+func (shared) InventoryHasVendor(v string) string {
+	return `inventory @> jsonb_build_array(jsonb_build_object('vendor', ` + v + `::text))
+		AND EXISTS (SELECT 1 FROM jsonb_array_elements(nodes.inventory) e WHERE e->>'vendor' = ` + v + `::text
+		AND CASE WHEN jsonb_typeof(e->'devices') = 'array' THEN jsonb_array_length(e->'devices') ELSE 0 END > 0)`
+}
+
+func (shared) Bytewise(col string) string { return col + ` COLLATE "C"` }
+
+func (shared) LockTable(table, mode string) string {
+	return "LOCK TABLE " + table + " IN " + mode + " MODE"
+}

@@ -101,7 +101,7 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 		if u.Retry {
 			inc = 1
 		}
-		out, err = db.ScanWorkflow(conn{tx}.QueryRow(ctx, `UPDATE workflows SET state = $1::text, updated_at = $2,
+		out, err = storesql.ScanWorkflow(shared{db}, conn{tx}.QueryRow(ctx, `UPDATE workflows SET state = $1::text, updated_at = $2,
 			reason = CASE WHEN $3::bool THEN $4 ELSE reason END, generation = generation + $5::int,
 			started_at = CASE WHEN $5::int = 1 OR ($1::text = 'running' AND started_at IS NULL) THEN $2 ELSE started_at END,
 			finished_at = CASE WHEN $1::text IN ('succeeded', 'failed', 'cancelled') THEN COALESCE(

@@ -121,3 +121,19 @@ func connErr(err error) error {
 	}
 	return mapErr(err)
 }
+
+func (shared) Contains(hay, needle string) string { return "instr(" + hay + ", " + needle + ") > 0" }
+
+// ForUpdate: a write transaction holds SQLite's only write lock already.
+func (shared) ForUpdate() string { return "" }
+
+func (shared) InventoryHasVendor(v string) string {
+	return `EXISTS (SELECT 1 FROM json_each(nodes.inventory) WHERE json_extract(value, '$.vendor') = ` + v + `
+		AND json_array_length(json_extract(value, '$.devices')) > 0)`
+}
+
+// Bytewise: SQLite's default BINARY collation already sorts by bytes.
+func (shared) Bytewise(col string) string { return col }
+
+// LockTable: the write transaction (BEGIN IMMEDIATE) is exclusive already.
+func (shared) LockTable(string, string) string { return "" }

@@ -80,7 +80,7 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 	taskIDs, owners := make([]int64, len(u.Steps)), make([]string, len(u.Steps))
 	var out *controlplane.Workflow
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		cur, err := db.ScanWorkflow(conn{tx}.QueryRow(ctx, `SELECT `+storesql.WorkflowCols+` FROM workflows WHERE id = ?`, u.WorkflowID))
+		cur, err := storesql.ScanWorkflow(shared{db}, conn{tx}.QueryRow(ctx, `SELECT `+storesql.WorkflowCols+` FROM workflows WHERE id = ?`, u.WorkflowID))
 		if err != nil {
 			return fmt.Errorf("workflow %d: %w", u.WorkflowID, err)
 		}
@@ -95,7 +95,7 @@ func (db *DB) UpdateWorkflow(ctx context.Context, u controlplane.WorkflowUpdate)
 		if u.Retry {
 			inc = 1
 		}
-		out, err = db.ScanWorkflow(conn{tx}.QueryRow(ctx, `UPDATE workflows SET state = ?1, updated_at = ?2,
+		out, err = storesql.ScanWorkflow(shared{db}, conn{tx}.QueryRow(ctx, `UPDATE workflows SET state = ?1, updated_at = ?2,
 			reason = CASE WHEN ?3 THEN ?4 ELSE reason END, generation = generation + ?5,
 			started_at = CASE WHEN ?5 = 1 OR (?1 = 'running' AND started_at IS NULL) THEN ?2 ELSE started_at END,
 			finished_at = CASE WHEN ?1 IN ('succeeded', 'failed', 'cancelled') THEN COALESCE(

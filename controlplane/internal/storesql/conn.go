@@ -43,6 +43,22 @@ type Dialect interface {
 	ScanNullTime(dst **time.Time) any
 	// ILike is the case-insensitive LIKE operator.
 	ILike() string
+	// Contains is the condition "hay contains needle" (both SQL terms).
+	Contains(hay, needle string) string
+	// ForUpdate is the clause that locks the rows a SELECT in a write
+	// transaction reads ("" where the transaction already holds the
+	// only write lock).
+	ForUpdate() string
+	// InventoryHasVendor is the condition on nodes.inventory (a JSON array
+	// of vendor snapshots) that some snapshot of vendor (a placeholder)
+	// lists devices; the dialects' JSON functions differ.
+	InventoryHasVendor(vendor string) string
+	// Bytewise is col in an ORDER BY that sorts by bytes, whatever the
+	// database's locale.
+	Bytewise(col string) string
+	// LockTable is the statement that locks table in mode for the rest of
+	// a write transaction, "" where that transaction is exclusive already.
+	LockTable(table, mode string) string
 }
 
 // DB is what a store lends the shared queries: its dialect, its clock and

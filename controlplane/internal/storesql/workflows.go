@@ -14,15 +14,18 @@ const WorkflowCols = `id, name, spec, state, COALESCE(owner_id, 0), owner, tenan
 	generation, resubmitted_from, created_at, updated_at, started_at, finished_at`
 
 // ScanWorkflow reads one row of WorkflowCols.
-func (q Queries) ScanWorkflow(row Row) (*controlplane.Workflow, error) {
+func ScanWorkflow(d Dialect, row Row) (*controlplane.Workflow, error) {
 	var w controlplane.Workflow
-	d := q.db
 	if err := row.Scan(&w.ID, &w.Name, &w.Spec, &w.State, &w.OwnerID, &w.Owner, &w.Tenant, &w.Project, &w.Priority,
 		&w.Reason, &w.Generation, &w.ResubmittedFrom, d.ScanTime(&w.CreatedAt), d.ScanTime(&w.UpdatedAt),
 		d.ScanNullTime(&w.StartedAt), d.ScanNullTime(&w.FinishedAt)); err != nil {
 		return nil, err
 	}
 	return &w, nil
+}
+
+func (q Queries) scanWorkflow(row Row) (*controlplane.Workflow, error) {
+	return ScanWorkflow(q.db, row)
 }
 
 const stepCols = `s.workflow_id, s.name, s.step, s.item_index, s.state, COALESCE(s.task_id, 0),
@@ -46,7 +49,7 @@ func (q Queries) scanStep(row Row) (*controlplane.WorkflowStep, error) {
 
 // GetWorkflow returns one workflow or ErrNotFound.
 func (q Queries) GetWorkflow(ctx context.Context, id int64) (*controlplane.Workflow, error) {
-	w, err := q.ScanWorkflow(q.db.Reader().QueryRow(ctx, `SELECT `+WorkflowCols+` FROM workflows WHERE id = $1`, id))
+	w, err := q.scanWorkflow(q.db.Reader().QueryRow(ctx, `SELECT `+WorkflowCols+` FROM workflows WHERE id = $1`, id))
 	if err != nil {
 		return nil, fmt.Errorf("workflow %d: %w", id, err)
 	}
@@ -81,7 +84,7 @@ func (q Queries) ListWorkflows(ctx context.Context, f controlplane.WorkflowFilte
 	var total int
 	err := q.db.ReadTx(ctx, func(c Conn) error {
 		var err error
-		total, err = page(ctx, c, "workflows", where, a, "id DESC", f.Page, WorkflowCols, q.ScanWorkflow, &out)
+		total, err = page(ctx, c, "workflows", where, a, "id DESC", f.Page, WorkflowCols, q.scanWorkflow, &out)
 		return err
 	})
 	return out, total, err
