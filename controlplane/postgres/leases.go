@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
@@ -37,46 +36,4 @@ func (db *DB) AcquireLease(ctx context.Context, name, holder string, ttl time.Du
 		return false, fmt.Errorf("lease %s: %w", name, mapErr(err))
 	}
 	return tag.RowsAffected() > 0, nil
-}
-
-// ReleaseLease gives the lease up if holder has it.
-func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
-	_, err := db.pool.Exec(ctx, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder)
-	if err != nil {
-		return fmt.Errorf("lease %s: %w", name, mapErr(err))
-	}
-	return nil
-}
-
-// GetTaskSchedule returns the scheduler's state of a task (ErrNotFound when
-// it never failed a cycle).
-func (db *DB) GetTaskSchedule(ctx context.Context, taskID int64) (*controlplane.TaskSchedule, error) {
-	var s controlplane.TaskSchedule
-	var why []byte
-	err := db.pool.QueryRow(ctx, `SELECT task_id, attempts, next_attempt_at, why, why_at, preemptions, final, updated_at
-		FROM task_schedule WHERE task_id = $1`, taskID).Scan(&s.TaskID, &s.Attempts, &s.NextAttemptAt, &why,
-		&s.WhyAt, &s.Preemptions, &s.Final, &s.UpdatedAt)
-	if err != nil {
-		return nil, fmt.Errorf("task %d schedule: %w", taskID, mapErr(err))
-	}
-	s.NextAttemptAt, s.UpdatedAt, s.WhyAt = utc(s.NextAttemptAt), utc(s.UpdatedAt), utcPtr(s.WhyAt)
-	if len(why) > 0 {
-		s.Why = why
-	}
-	return &s, nil
-}
-
-// PutTaskSchedule upserts the scheduler's state of a task.
-func (db *DB) PutTaskSchedule(ctx context.Context, s *controlplane.TaskSchedule) error {
-	s.UpdatedAt = db.now()
-	_, err := db.pool.Exec(ctx, `INSERT INTO task_schedule (task_id, attempts, next_attempt_at, why, why_at,
-		preemptions, final, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8) ON CONFLICT (task_id) DO UPDATE SET
-		attempts = excluded.attempts, next_attempt_at = excluded.next_attempt_at, why = excluded.why,
-		why_at = excluded.why_at, preemptions = excluded.preemptions, final = excluded.final, updated_at = excluded.updated_at`,
-		s.TaskID, s.Attempts, storeutil.Trunc(s.NextAttemptAt), storeutil.OptionalJSON(s.Why),
-		storeutil.TruncPtr(s.WhyAt), s.Preemptions, s.Final, s.UpdatedAt)
-	if err != nil {
-		return fmt.Errorf("task %d schedule: %w", s.TaskID, mapErr(err))
-	}
-	return nil
 }
