@@ -106,6 +106,12 @@ func (s *Service) assignments(w http.ResponseWriter, r *http.Request, node strin
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	ch := s.notify.C(node)
+	var recheck <-chan time.Time
+	if s.opts.Recheck > 0 {
+		t := time.NewTicker(s.opts.Recheck)
+		defer t.Stop()
+		recheck = t.C
+	}
 	for {
 		// Drop a stale poke: the read below sees everything stored so far.
 		select {
@@ -123,6 +129,7 @@ func (s *Service) assignments(w http.ResponseWriter, r *http.Request, node strin
 		}
 		select {
 		case <-ch:
+		case <-recheck:
 		case <-deadline.C:
 			wait = 0 // one last read, then answer
 		case <-r.Context().Done():

@@ -30,6 +30,10 @@ type AttachOptions struct {
 	// SigningKey is the server's JWT signing key; nil loads (or creates)
 	// the key kept in the store, as stand-alone tests do.
 	SigningKey []byte
+	// Recheck makes a waiting long-poll re-read the store this often (0 =
+	// only when this process's scheduler pokes it). HA servers set it: the
+	// leader that writes an assignment may be another process.
+	Recheck time.Duration
 }
 
 // Attach mounts the agent API on a server's API before it starts and
@@ -61,7 +65,8 @@ func Attach(ctx context.Context, api *httpapi.API, store controlplane.Store, o A
 		return nil, err
 	}
 	var reg prometheus.Registerer = api.Registry()
-	svc, err := New(Options{Store: ns, Auth: as, Logger: o.Logger, Registry: reg, OfflineAfter: o.OfflineAfter, CA: o.CA})
+	svc, err := New(Options{Store: ns, Auth: as, Logger: o.Logger, Registry: reg, OfflineAfter: o.OfflineAfter, CA: o.CA,
+		Recheck: o.Recheck})
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,8 @@ type Options struct {
 	// in an enroll request is then refused.
 	CA  *pki.CA
 	Now func() time.Time
+	// Recheck: see AttachOptions.Recheck.
+	Recheck time.Duration
 }
 
 // Service implements the agent and node endpoints.

@@ -90,7 +90,7 @@ func New(ctx context.Context, cfg server.Config, o server.Options, opts ...Optio
 // server's PromQL querier (embedded TSDB or the remote store).
 func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	agents, err := agentapi.Attach(ctx, a.srv.API(), a.srv.Store(), agentapi.AttachOptions{Logger: log,
-		DeployScript: deploy.AgentScript, CA: a.srv.CA(), SigningKey: a.srv.SigningKey()})
+		DeployScript: deploy.AgentScript, CA: a.srv.CA(), SigningKey: a.srv.SigningKey(), Recheck: a.pollRecheck()})
 	if err != nil {
 		return err
 	}
@@ -102,6 +102,7 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	cfg.LeaseTTL = a.leaseTTL()
 	sched, err := scheduling.New(scheduling.Options{Store: st, Config: cfg, Logger: log, Registry: a.srv.API().Registry(),
 		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record,
 		Gate: a.budgetGate, Plugins: a.opts.plugins})
@@ -130,7 +131,7 @@ func (a *App) attachWorkflows(log *slog.Logger) error {
 		return nil
 	}
 	eng, err := workflow.New(workflow.Options{Store: st, Logger: log, Registry: a.srv.API().Registry(),
-		Audit: a.srv.Auditor().Record})
+		Audit: a.srv.Auditor().Record, LeaseTTL: a.leaseTTL()})
 	if err != nil {
 		return err
 	}

@@ -137,8 +137,12 @@ const LeaseName = "metering"
 // Run meters every interval while this server holds the metering lease,
 // until ctx ends (then the lease is given up).
 func (s *Service) Run(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Interval)
+	// The lease is renewed (or campaigned for) every third of its TTL and
+	// a pass runs every Interval while held, at once on taking over.
+	t := time.NewTicker(min(s.cfg.Interval, s.cfg.LeaseTTL/3))
 	defer t.Stop()
+	var metered time.Time
+	leader := false
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -154,15 +158,19 @@ func (s *Service) Run(ctx context.Context) {
 			}
 			checked = s.now()
 		}
-		ok, err := s.store.AcquireLease(ctx, LeaseName, s.cfg.Holder, 3*s.cfg.Interval)
+		ok, err := s.store.AcquireLease(ctx, LeaseName, s.cfg.Holder, s.cfg.LeaseTTL)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("metering: lease", "err", err)
 		case ok:
-			if _, err := s.MeterOnce(ctx); err != nil && ctx.Err() == nil {
-				s.log.Error("metering pass failed", "err", err)
+			if !leader || s.now().Sub(metered) >= s.cfg.Interval {
+				metered = s.now()
+				if _, err := s.MeterOnce(ctx); err != nil && ctx.Err() == nil {
+					s.log.Error("metering pass failed", "err", err)
+				}
 			}
 		}
+		leader = ok && err == nil
 		select {
 		case <-ctx.Done():
 			return

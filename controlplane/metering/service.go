@@ -26,6 +26,10 @@ type Config struct {
 	Interval time.Duration
 	// Holder names this server in the metering lease (default host+pid).
 	Holder string
+	// LeaseTTL is how long the metering lease outlives its holder (default
+	// three intervals); a follower campaigns every third of it, so it takes
+	// over at most LeaseTTL after the holder dies.
+	LeaseTTL time.Duration
 }
 
 // Options are the service's dependencies.
@@ -69,6 +73,9 @@ func New(o Options) (*Service, error) {
 	}
 	if o.Config.Interval <= 0 {
 		o.Config.Interval = 15 * time.Second
+	}
+	if o.Config.LeaseTTL <= 0 {
+		o.Config.LeaseTTL = 3 * o.Config.Interval
 	}
 	if o.Config.Holder == "" {
 		host, _ := os.Hostname()

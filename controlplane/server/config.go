@@ -63,6 +63,9 @@ type Config struct {
 	// GrafanaURL is the Grafana serving the dashboards/ dashboards; when
 	// set, the console links to it. Empty: no link.
 	GrafanaURL string `yaml:"grafana_url"`
+
+	// HA runs this server as one of several on one PostgreSQL (ha.go).
+	HA HAConfig `yaml:"ha"`
 }
 
 // AlertsConfig tunes the alert engine (it runs on the scheduler leader).
@@ -151,6 +154,7 @@ func Defaults() Config {
 		Metrics:    metricsDefaults(),
 		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour)},
 		Alerts:     AlertsConfig{EvaluationInterval: Duration(15 * time.Second)},
+		HA:         haDefaults(),
 		// A year of audit (the usual compliance horizon), a month of task
 		// logs within 10 GiB, half a year of task events.
 		Retention: RetentionConfig{Interval: Duration(time.Hour),
@@ -244,6 +248,7 @@ func (c Config) Validate() error {
 		bad("alerts.evaluation_interval %s must be between 1s and 1h", time.Duration(c.Alerts.EvaluationInterval))
 	}
 	errs = append(errs, c.TLS.validate()...)
+	errs = append(errs, c.HA.validate(c)...)
 	errs = append(errs, c.Retention.validate()...)
 	if t := c.metricsConfig().Query.Timeout; t > APIWriteTimeout-10*time.Second {
 		// Past the write timeout the connection is dropped and the caller
@@ -306,6 +311,9 @@ func Load(path string, getenv func(string) string) (Config, error) {
 		}
 	}
 	if err := applyEnv(&c, getenv); err != nil {
+		return c, err
+	}
+	if err := applyHAEnv(&c, getenv); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -401,6 +409,7 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.Bool(FlagMTLS, false, "issue client certificates to agents at enrollment and accept them (needs HTTPS) / 为代理签发并接受客户端证书(需 HTTPS)")
 	fs.String(FlagTLSClientCA, "", "CA certificate that signs agent certificates; empty = auto-generated in <data-dir>/pki / 签发代理证书的 CA 证书，空则自动生成")
 	fs.String(FlagTLSCAKey, "", "private key of --tls-client-ca / --tls-client-ca 的私钥")
+	registerHAFlags(fs)
 	registerRetentionFlags(fs, d.Retention)
 }
 
@@ -435,6 +444,9 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	}
 	if fs.Changed(FlagAllowRegistration) && err == nil {
 		c.AllowRegistration, err = fs.GetBool(FlagAllowRegistration)
+	}
+	if err == nil {
+		err = applyHAFlags(fs, c)
 	}
 	if err == nil {
 		err = applyRetentionFlags(fs, &c.Retention)

@@ -85,15 +85,11 @@ func New(ctx context.Context, cfg Config, o Options) (*Server, error) {
 }
 
 func (s *Server) build(ctx context.Context, o Options) error {
-	var err error
-	if s.ca, err = s.cfg.loadCA(); err != nil {
+	key, err := s.loadSecrets(ctx, o)
+	if err != nil {
 		return err
 	}
 	if s.tls, err = s.cfg.tlsConfig(s.ca); err != nil {
-		return err
-	}
-	key, err := auth.LoadOrCreateSigningKeyFile(ctx, s.store, s.cfg.signingKeyFile())
-	if err != nil {
 		return err
 	}
 	s.signingKey = key
