@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -27,6 +28,7 @@ type Agent struct {
 	out    *outbox.Outbox
 	st     *state.Store
 	run    *runner.Runner
+	silver runner.Silver // what the node enforces for QoS Silver
 	inv    []inventory.Snapshot
 	sentAt string // shape of the inventory last sent
 
@@ -59,8 +61,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := prepareDataDir(cfg.DataDir); err != nil {
 		return err
 	}
+	a.silver = runner.DetectSilver(exec.LookPath, runner.FileExists, filepath.Join(cfg.DataDir, "mps"))
 	a.inv = detect(ctx, cfg.SMI, log)
-	log.Info("accelerators detected", "vendors", vendorsOf(a.inv))
+	a.silver.Enforce(a.inv)
+	log.Info("accelerators detected", "vendors", vendorsOf(a.inv),
+		"silver_mps", a.silver.MPSControl, "silver_hami_core", a.silver.HAMiLib)
 	if err := a.enroll(ctx); err != nil {
 		return err
 	}
@@ -82,7 +87,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	a.run = runner.New(runner.Config{LogDir: filepath.Join(cfg.DataDir, "tasks"), WorkDir: filepath.Join(cfg.DataDir, "work"),
 		Grace: cfg.Grace, CLI: cfg.CLI, Engine: engine, RunAs: cfg.RunAs, Accounts: cfg.Accounts,
-		AllowRoot: cfg.AllowRootTasks, PassEnv: cfg.TaskPassEnv, Logger: log})
+		AllowRoot: cfg.AllowRootTasks, PassEnv: cfg.TaskPassEnv, Silver: a.silver, Logger: log})
 	if os.Geteuid() != 0 {
 		log.Warn("the agent does not run as root: tasks run as its own account and could read its credentials; run it as root to sandbox tasks / 代理未以 root 运行：任务以同一账户运行")
 	}
@@ -143,7 +148,7 @@ func (a *Agent) enroll(ctx context.Context) error {
 		req.CSR = string(csr)
 	}
 	var resp protocol.EnrollResponse
-	cl := newClient(a.cfg.Server, "", a.cfg.PollWait, tc)
+	cl := newClient(a.cfg.Server, "", a.cfg.PollWait, tc, a.cfg.LookupHost)
 	backoff := outbox.Backoff{Min: time.Second, Max: 30 * time.Second}
 	for {
 		err := cl.do(ctx, "POST", "/api/v1/agents/enroll", req, &resp)
@@ -196,7 +201,7 @@ func (a *Agent) connect(c credentials.Credentials) error {
 	if err != nil {
 		return err
 	}
-	a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait, tc)
+	a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait, tc, a.cfg.LookupHost)
 	if cert != nil && tc != nil {
 		a.cl.withCert()
 	}
@@ -336,6 +341,7 @@ func (a *Agent) heartbeatLoop(ctx context.Context) {
 func (a *Agent) heartbeat(ctx context.Context, refresh bool) {
 	if refresh {
 		a.inv = detect(ctx, a.cfg.SMI, a.cfg.Logger)
+		a.silver.Enforce(a.inv)
 	}
 	total, free := hostMemory()
 	hb := protocol.Heartbeat{Health: "ok", CPUCount: runtime.NumCPU(), MemoryTotalMiB: total, MemoryFreeMiB: free,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -38,4 +39,27 @@ type CommanderFunc func(ctx context.Context, name string, args ...string) ([]byt
 // Run calls f.
 func (f CommanderFunc) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	return f(ctx, name, args...)
+}
+
+// EnvCommander runs a command with extra environment ("K=V", added to the
+// agent's) and standard input. Isolation programs need both: the CUDA MPS
+// control daemon takes its pipe directory from the environment and its
+// commands (quit) on standard input.
+type EnvCommander interface {
+	RunEnv(ctx context.Context, env []string, stdin string, name string, args ...string) ([]byte, error)
+}
+
+// RunEnv executes name with env added and stdin fed to it.
+func (ExecCommander) RunEnv(ctx context.Context, env []string, stdin string, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err,
+			strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
 }

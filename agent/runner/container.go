@@ -42,6 +42,9 @@ type ContainerOptions struct {
 	// unless it is root (allowed by the node) or the agent's own account
 	// without root (rootless engines map it).
 	Identity Identity
+	// Mounts and IPCHost carry what the isolation needs (Prepared).
+	Mounts  []string
+	IPCHost bool
 }
 
 // ContainerArgv builds the `docker run --rm` (podman, nerdctl) command line
@@ -68,6 +71,12 @@ func ContainerArgv(engine string, spec protocol.TaskSpec, devices []protocol.Dev
 	}
 	if o.WorkDir != "" {
 		argv = append(argv, "-v", o.WorkDir+":"+o.WorkDir, "-w", o.WorkDir)
+	}
+	for _, m := range o.Mounts {
+		argv = append(argv, "-v", m)
+	}
+	if o.IPCHost {
+		argv = append(argv, "--ipc=host")
 	}
 	// Vendors whose engine GPU support selects devices (catalog GPUFlag:
 	// NVIDIA) go through --gpus / CDI; the others get their /dev nodes, the

@@ -17,9 +17,12 @@ import (
 type Isolator struct {
 	CLI    Commander
 	Logger *slog.Logger
+	// Silver is what the node enforces for QoS Silver on NVIDIA (DetectSilver).
+	Silver Silver
 
-	mu       sync.Mutex
-	vnpuUsed map[int]bool
+	mu         sync.Mutex
+	vnpuUsed   map[int]bool
+	mpsClients map[string]int // running Silver clients per GPU MPS daemon
 }
 
 // Prepared is the outcome of Prepare: the devices as the task sees them
@@ -28,7 +31,12 @@ type Prepared struct {
 	Devices  []protocol.DeviceSlice
 	Env      map[string]string
 	Warnings []string
-	undo     []func(context.Context) error
+	// Mounts are host paths a container needs for the isolation
+	// ("host:container[:ro]"): the MPS pipe directory, libvgpu.so.
+	Mounts []string
+	// IPCHost: the container shares the host's IPC namespace (CUDA MPS).
+	IPCHost bool
+	undo    []func(context.Context) error
 }
 
 // Release removes every partition Prepare created, newest first, and
@@ -55,11 +63,29 @@ func (iso *Isolator) Prepare(ctx context.Context, qos string, devices []protocol
 	case "", "bronze":
 		return p, nil
 	case "silver":
-		env, err := SilverEnv(p.Devices)
-		if err != nil {
-			return nil, err
+		var nvidia, others []protocol.DeviceSlice
+		for _, d := range p.Devices {
+			if d.Vendor == inventory.VendorNVIDIA {
+				nvidia = append(nvidia, d)
+			} else {
+				others = append(others, d)
+			}
 		}
-		p.Env = env
+		if len(others) > 0 {
+			env, err := SilverEnv(others)
+			if err != nil {
+				return nil, err
+			}
+			p.Env = env
+		}
+		if len(nvidia) > 0 {
+			if err := iso.silverNVIDIA(ctx, p, nvidia); err != nil {
+				if rerr := p.Release(context.WithoutCancel(ctx)); rerr != nil {
+					err = errors.Join(err, fmt.Errorf("undo: %w", rerr))
+				}
+				return nil, err
+			}
+		}
 		return p, nil
 	case "gold":
 	default:

@@ -39,7 +39,9 @@ type Config struct {
 	// ShimPath is the executable started as the task shim (ShimArg);
 	// default: this process's own executable.
 	ShimPath string
-	Logger   *slog.Logger
+	// Silver is what the node enforces for QoS Silver (DetectSilver).
+	Silver Silver
+	Logger *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -81,7 +83,7 @@ type Runner struct {
 // New returns a Runner.
 func New(cfg Config) *Runner {
 	cfg = cfg.withDefaults()
-	return &Runner{cfg: cfg, iso: &Isolator{CLI: cfg.CLI, Logger: cfg.Logger}}
+	return &Runner{cfg: cfg, iso: &Isolator{CLI: cfg.CLI, Logger: cfg.Logger, Silver: cfg.Silver}}
 }
 
 // Result is how a task ended.
@@ -152,7 +154,8 @@ func (r *Runner) start(spec protocol.TaskSpec, prep *Prepared, container bool) (
 			os.RemoveAll(workDir)
 			return nil, err
 		}
-		ss.Argv = ContainerArgv(r.cfg.Engine, spec, prep.Devices, ContainerOptions{EnvFile: h.envFile, WorkDir: workDir, Identity: id})
+		ss.Argv = ContainerArgv(r.cfg.Engine, spec, prep.Devices, ContainerOptions{EnvFile: h.envFile, WorkDir: workDir, Identity: id,
+			Mounts: prep.Mounts, IPCHost: prep.IPCHost})
 		ss.Env = EnvList(engineEnv())
 	} else {
 		ss.Argv = append(append([]string{}, spec.Command...), spec.Args...)

@@ -39,6 +39,7 @@ fakesmi 按节点画像与状态文件模拟各厂商工具的真实输出；ins
 			}
 			return fakesmi.Run(cmd.OutOrStdout(), fakesmi.Options{
 				Profile: p, StatePath: os.Getenv(fakesmi.EnvState), LogPath: os.Getenv(fakesmi.EnvLog),
+				Env: os.Environ(), Stdin: cmd.InOrStdin(),
 			}, args[1], args[2:])
 		},
 	})

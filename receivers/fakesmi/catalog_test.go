@@ -32,7 +32,7 @@ var catalogProfiles = map[string]fakesmi.Profile{
 // in the catalog's first form.
 func TestEveryCatalogCLIIsSimulated(t *testing.T) {
 	t.Parallel()
-	require.ElementsMatch(t, vendorcatalog.ToolNames(), fakesmi.Tools)
+	require.ElementsMatch(t, append(vendorcatalog.ToolNames(), vendorcatalog.SilverToolNames()...), fakesmi.Tools)
 	for _, e := range vendorcatalog.Catalog() {
 		p, ok := catalogProfiles[e.ID]
 		require.True(t, ok, "catalog vendor %s has no fakesmi profile", e.ID)

@@ -4,23 +4,53 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
 // Invocation is one line of the invocation log (JSON lines).
 type Invocation struct {
-	Time time.Time `json:"time"`
-	Tool string    `json:"tool"`
-	Args []string  `json:"args"`
+	Time  time.Time         `json:"time"`
+	Tool  string            `json:"tool"`
+	Args  []string          `json:"args"`
+	Env   map[string]string `json:"env,omitempty"`   // device-selection and isolation variables only
+	Stdin string            `json:"stdin,omitempty"` // commands read from standard input
+}
+
+// loggedEnv keeps the variables that select devices or set isolation.
+func loggedEnv(env []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && (strings.HasPrefix(k, "CUDA_") || strings.HasSuffix(k, "_VISIBLE_DEVICES") || k == "LD_PRELOAD") {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// envValue is the last value of key in env, or "".
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
 }
 
 // appendLog records one invocation; O_APPEND keeps concurrent writers'
 // lines whole.
-func appendLog(path, tool string, args []string, now time.Time) error {
+func appendLog(path string, inv Invocation, now time.Time) error {
 	if path == "" {
 		return nil
 	}
-	b, err := json.Marshal(Invocation{Time: now.UTC(), Tool: tool, Args: args})
+	inv.Time = now.UTC()
+	b, err := json.Marshal(inv)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 // Tools lists every tool name fakesmi can impersonate: every CLI of the
 // vendor catalog (TestEveryCatalogCLIIsSimulated keeps it so).
-var Tools = vendorcatalog.ToolNames()
+var Tools = append(vendorcatalog.ToolNames(), vendorcatalog.SilverToolNames()...)
 
 // ErrUsage means the arguments are not a form this tool simulates.
 var ErrUsage = errors.New("unsupported arguments")
@@ -32,6 +32,12 @@ type Options struct {
 	StatePath string
 	LogPath   string
 	Now       func() time.Time
+	// Env is the invocation's environment ("K=V"); the device-selection and
+	// isolation variables in it (CUDA_*, *_VISIBLE_DEVICES, LD_PRELOAD) are
+	// logged, and the MPS control daemon reads its pipe directory there.
+	Env []string
+	// Stdin feeds commands to tools that read them (nvidia-cuda-mps-control).
+	Stdin io.Reader
 }
 
 // Run prints what tool would print for args. A tool of another vendor than
@@ -40,7 +46,15 @@ func Run(w io.Writer, o Options, tool string, args []string) error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if err := appendLog(o.LogPath, tool, args, o.Now()); err != nil {
+	var stdin []byte
+	if tool == "nvidia-cuda-mps-control" && o.Stdin != nil && !has(args, "-d") {
+		b, err := io.ReadAll(io.LimitReader(o.Stdin, 1<<16))
+		if err != nil {
+			return fmt.Errorf("%s: stdin: %w", tool, err)
+		}
+		stdin = b
+	}
+	if err := appendLog(o.LogPath, Invocation{Tool: tool, Args: args, Env: loggedEnv(o.Env), Stdin: string(stdin)}, o.Now()); err != nil {
 		return err
 	}
 	v := vendorcatalog.ToolVendor(tool)
@@ -58,6 +72,8 @@ func Run(w io.Writer, o Options, tool string, args []string) error {
 	switch tool {
 	case "nvidia-smi":
 		return nvidiaSMI(w, p, s, args, o.StatePath)
+	case "nvidia-cuda-mps-control":
+		return mpsControl(w, p, args, envValue(o.Env, "CUDA_MPS_PIPE_DIRECTORY"), envValue(o.Env, "CUDA_VISIBLE_DEVICES"), string(stdin), o.StatePath)
 	case "rocm-smi", "hy-smi":
 		if has(args, "--json") {
 			return rocmJSON(w, p, s, tool == "hy-smi")

@@ -45,6 +45,8 @@ type DeviceState struct {
 type State struct {
 	Devices    map[int]DeviceState `json:"devices"`
 	Partitions []PartitionSpec     `json:"partitions"`
+	// MPS are the running simulated MPS control daemons.
+	MPS []MPSDaemon `json:"mps,omitempty"`
 	// Initialised is set once the profile's partitions were copied in.
 	Initialised bool `json:"initialised"`
 }

@@ -91,6 +91,12 @@ type Entry struct {
 	// preference order ("mps", "hami-core", "env-limits"); a node reports
 	// the ones it can enforce. Empty: Silver is never offered.
 	DriverLimits []string
+	// SilverTools are the isolation programs (not parsed, driven) the agent
+	// looks for on PATH to enforce DriverLimits: the CUDA MPS control daemon.
+	SilverTools map[string]string
+	// SilverLibs are where a preloaded limiter library is installed, by
+	// mechanism (HAMi-core libvgpu.so); the first that exists is used.
+	SilverLibs map[string][]string
 	// Sharing: Bronze time-sharing through the visible-device variables.
 	Sharing bool
 	// Hardware is the Gold partitioning kind ("mig", "vnpu", "vmlu",
@@ -129,7 +135,8 @@ func Lookup(id string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// ToolVendor maps a CLI name or install path to its vendor, or "".
+// ToolVendor maps a CLI name or install path, or an isolation program
+// (SilverTools), to its vendor, or "".
 func ToolVendor(tool string) string {
 	for _, e := range entries {
 		for _, c := range e.CLIs {
@@ -137,8 +144,25 @@ func ToolVendor(tool string) string {
 				return e.ID
 			}
 		}
+		for _, t := range e.SilverTools {
+			if t == tool {
+				return e.ID
+			}
+		}
 	}
 	return ""
+}
+
+// SilverToolNames lists every vendor's isolation programs, sorted.
+func SilverToolNames() []string {
+	var out []string
+	for _, e := range entries {
+		for _, t := range e.SilverTools {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // ToolNames lists every CLI base name of every vendor.

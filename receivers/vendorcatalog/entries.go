@@ -15,6 +15,11 @@ var entries = []Entry{
 		Container:    ContainerHints{Runtime: "nvidia-container-toolkit", GPUFlag: true, CDIKind: "nvidia.com/gpu"},
 		// MPS: nvidia-cuda-mps-control; HAMi-core: libvgpu.so preloaded.
 		DriverLimits: []string{DriverHAMiCore, DriverMPS}, Sharing: true,
+		SilverTools: map[string]string{DriverMPS: "nvidia-cuda-mps-control"},
+		// HAMi-core's install path (its device plugin mounts it there), then
+		// the usual library directories.
+		SilverLibs: map[string][]string{DriverHAMiCore: {"/usr/local/vgpu/libvgpu.so", "/usr/local/lib/libvgpu.so",
+			"/usr/lib/x86_64-linux-gnu/libvgpu.so", "/usr/lib64/libvgpu.so"}},
 		Hardware: "mig", Models: nvidiaMIGModels},
 	{ID: AMD, Name: "AMD",
 		CLIs:        []CLI{{Name: "rocm-smi", Forms: []string{"json", "table", "kv"}}},

@@ -42,6 +42,10 @@ func FitDevice(d *Device, s *DeviceState, r *Request, ratioMilli int64) (Slice, 
 			return out, false
 		}
 		out.Isolation = d.Isolation.DriverLimits
+		if out.Isolation == "mps" && r.DeviceCount > 1 {
+			// One MPS control daemon per GPU: a client reaches one of them.
+			return out, false
+		}
 	default:
 		if !d.Isolation.Sharing {
 			return out, false
