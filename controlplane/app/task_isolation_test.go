@@ -34,9 +34,10 @@ func TestTaskTenantAndSecrets(t *testing.T) {
 	_, operator := s.userWithRole(admin, "op", "operator")
 
 	// Submit: no tenant → no tenant may be named; a tenant → only its own.
-	s.fails(http.StatusForbidden, "forbidden", http.MethodPost, "/api/v1/tasks", noTenant,
+	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants", admin, map[string]string{"name": "globex"}, nil)
+	s.fails(http.StatusForbidden, "tenant_forbidden", http.MethodPost, "/api/v1/tasks", noTenant,
 		map[string]any{"name": "steal", "command": []string{"true"}, "tenant": "acme"})
-	s.fails(http.StatusForbidden, "forbidden", http.MethodPost, "/api/v1/tasks", alice,
+	s.fails(http.StatusForbidden, "tenant_forbidden", http.MethodPost, "/api/v1/tasks", alice,
 		map[string]any{"name": "steal", "command": []string{"true"}, "tenant": "globex"})
 	s.submit(operator, map[string]any{"name": "ops", "command": []string{"true"}, "tenant": "globex"})
 
@@ -85,14 +86,12 @@ func TestTaskTenantAndSecrets(t *testing.T) {
 	require.Equal(t, map[string]any{"A": "1"}, got["env"], "the owner sees env")
 	require.NotContains(t, got, "secret_env")
 
-	// Viewers never see env; a viewer of another tenant does not see the task.
+	// Viewers never see env; a viewer outside the tenant does not see the task.
 	got = nil
 	s.ok(http.StatusOK, http.MethodGet, path, acmeViewer, nil, &got)
 	require.NotContains(t, got, "env")
 	require.Equal(t, true, got["env_hidden"])
-	got = nil
-	s.ok(http.StatusOK, http.MethodGet, path, globalViewer, nil, &got)
-	require.NotContains(t, got, "env")
+	s.fails(http.StatusNotFound, "not_found", http.MethodGet, path, globalViewer, nil)
 	var list struct {
 		Items []map[string]any `json:"items"`
 	}
@@ -100,9 +99,7 @@ func TestTaskTenantAndSecrets(t *testing.T) {
 	for _, it := range list.Items {
 		require.Equal(t, "acme", it["tenant"], "a tenant's viewer lists only its tenant")
 	}
-	list.Items = nil
-	s.ok(http.StatusOK, http.MethodGet, "/api/v1/tasks?limit=100&tenant=globex", acmeViewer, nil, &list)
-	require.Empty(t, list.Items)
+	s.fails(http.StatusForbidden, "tenant_forbidden", http.MethodGet, "/api/v1/tasks?limit=100&tenant=globex", acmeViewer, nil)
 
 	// Logs: the tenant's viewer yes, a viewer outside the tenant no.
 	s.ok(http.StatusOK, http.MethodGet, path+"/logs", acmeViewer, nil, nil)

@@ -27,6 +27,10 @@ const (
 	ResAlerts   Resource = "alerts"
 	ResBilling  Resource = "billing"
 	ResClusters Resource = "clusters"
+	// ResTenants: tenants, their projects and members. Writes by cluster
+	// admins; tenant admins manage their own tenant's members and projects
+	// through the routes' tenant rule (httpapi.TenantAdmins).
+	ResTenants Resource = "tenants"
 )
 
 // Actions.
@@ -96,6 +100,9 @@ var permissions = map[Permission][]controlplane.Role{
 
 	{ResBilling, ActRead}:  {admin, operator, user, viewer}, // users: their own usage only (handlers)
 	{ResBilling, ActWrite}: {admin},
+
+	{ResTenants, ActRead}:  {admin, operator, user, viewer}, // below operator: their own tenants (handlers)
+	{ResTenants, ActWrite}: {admin},
 
 	{ResClusters, ActRead}:   {admin, operator, user, viewer},
 	{ResClusters, ActWrite}:  {admin},

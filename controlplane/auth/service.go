@@ -70,6 +70,9 @@ type Principal struct {
 	APIKeyPrefix string
 	// NodeID is the node an agent key is bound to ("" otherwise).
 	NodeID string
+	// Memberships are the caller's tenant roles, loaded per request by the
+	// API (nil for agents); see tenancy.go.
+	Memberships []*controlplane.Membership
 }
 
 // Actor is the audit log's name for the principal.

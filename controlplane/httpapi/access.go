@@ -27,6 +27,9 @@ type Access struct {
 	// both: declaring which keeps Allows, and so the route listings and
 	// the access tests, equal to what is enforced.
 	Callers Callers
+	// Tenant adds the caller's relation to the tenant named by the route's
+	// {tenant} path parameter (see tenancy_access.go).
+	Tenant TenantRule
 }
 
 // Callers is the kind of credential a route admits.
@@ -83,6 +86,7 @@ func (a Access) String() string {
 		return "authenticated"
 	}
 	s := string(a.Perm.Resource) + ":" + string(a.Perm.Action)
+	s += a.Tenant.suffix()
 	switch a.Callers {
 	case AgentsOnly:
 		s += " (agents only)"
@@ -157,6 +161,9 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			}
 		} else {
 			p, err = a.certPrincipal(r.Context(), cert)
+		}
+		if err == nil {
+			err = a.loadMemberships(r.Context(), p)
 		}
 		ctx := r.Context()
 		if err != nil {

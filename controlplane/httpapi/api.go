@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -147,6 +148,7 @@ func New(o Options) (*API, error) {
 	a.registerAPIKeys()
 	a.registerTasks()
 	a.registerAudit()
+	a.registerTenants()
 	return a, nil
 }
 
@@ -248,8 +250,15 @@ func Register[I, O any](a *API, op huma.Operation, acc Access, h func(context.Co
 			// Named before the access check so denied calls carry it too.
 			SetAudit(ctx.Context(), action, "")
 		}
-		if err := check(ctx.Context(), acc); err != nil {
+		if err := checkIn(ctx.Context(), acc, ctx.Param("tenant")); err != nil {
 			ae := toAPIError(a.log, err)
+			if ae.Body.Code != codes[ae.status] { // a coded refusal (tenancy) keeps its code
+				noteError(ctx.Context(), ae.Body.Message)
+				ctx.SetHeader("Content-Type", "application/json")
+				ctx.SetStatus(ae.status)
+				_ = json.NewEncoder(ctx.BodyWriter()).Encode(ae)
+				return
+			}
 			_ = huma.WriteErr(a.huma, ctx, ae.status, ae.Body.Message)
 			return
 		}

@@ -63,14 +63,12 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON]
 	p := PrincipalFrom(ctx)
 	spec := specDomain(in.Body)
 	// A task spends its tenant's quota: below operator, a caller submits
-	// only into their own tenant, and a caller without one into none.
-	if spec.Tenant == "" {
-		spec.Tenant = p.Tenant
-	} else if spec.Tenant != p.Tenant && !auth.AtLeast(p.Role, controlplane.RoleOperator) {
-		if p.Tenant == "" {
-			return nil, fmt.Errorf("%w: your account has no tenant, so a task cannot name tenant %q", controlplane.ErrForbidden, spec.Tenant)
-		}
-		return nil, fmt.Errorf("%w: you may submit only to your tenant %q", controlplane.ErrForbidden, p.Tenant)
+	// only into tenants it is a member of (tenancy.go).
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if err := a.admitTaskTenant(ctx, p, &spec); err != nil {
+		return nil, err
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -131,8 +129,12 @@ func (a *API) taskFilter(ctx context.Context, in *listTasksIn) (controlplane.Tas
 		f.OwnerID = -1
 		return f, nil
 	}
+	if f.Tenant != "" && p.Role != controlplane.RoleAgent {
+		if _, err := scopeTenantFilter(p, f.Tenant); err != nil {
+			return f, err
+		}
+	}
 	switch {
-	case ownOnly(p):
 	case in.Owner != "":
 		if id, err := strconv.ParseInt(in.Owner, 10, 64); err == nil {
 			f.OwnerID = id

@@ -81,6 +81,9 @@ func (a *API) createUserOp(ctx context.Context, in *createUserIn) (*Body[UserJSO
 	if err := a.createUser(ctx, u, in.Body.Password); err != nil {
 		return nil, err
 	}
+	if err := a.adoptUserTenant(ctx, u); err != nil {
+		return nil, err
+	}
 	return &Body[UserJSON]{Body: userJSON(u)}, nil
 }
 
@@ -117,6 +120,11 @@ func (a *API) patchUser(ctx context.Context, in *patchUserIn) (*Body[UserJSON], 
 	u, err := a.store.UpdateUser(ctx, in.ID, upd)
 	if err != nil {
 		return nil, err
+	}
+	if b.Tenant != nil {
+		if err := a.adoptUserTenant(ctx, u); err != nil {
+			return nil, err
+		}
 	}
 	// The owner's keys act with at most the owner's current role: forget
 	// them now so the next request re-reads the owner.

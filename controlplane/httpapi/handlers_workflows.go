@@ -149,6 +149,12 @@ func (h *workflowAPI) validate(ctx context.Context, in *struct{ Body WorkflowSub
 
 func (h *workflowAPI) submit(ctx context.Context, in *struct{ Body WorkflowSubmitJSON }) (*Body[WorkflowDetailJSON], error) {
 	p := PrincipalFrom(ctx)
+	// The workflow's tasks run in the caller's current tenant: it must
+	// still admit the caller, as a task submitted there would.
+	probe := controlplane.TaskSpec{}
+	if err := h.a.admitTaskTenant(ctx, p, &probe); err != nil {
+		return nil, err
+	}
 	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: []byte(in.Body.Document), Params: in.Body.Params,
 		OwnerID: p.UserID, Owner: p.Username, Tenant: p.Tenant})
 	if err != nil {

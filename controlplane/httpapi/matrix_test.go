@@ -96,6 +96,50 @@ var matrix = map[string]matrixCase{
 		return fmt.Sprintf("/api/v1/tasks/%d/events", e.taskFor(r).ID), nil
 	}},
 	"GET /api/v1/audit": {allowed: operatorUp, req: fixed("/api/v1/audit?module=api&level=INFO&q=task", nil)},
+	// Tenancy: the callers here belong to no tenant, so routes scoped to
+	// members or tenant admins of {tenant} admit only cluster roles (the
+	// app's route walk covers every tenant relation).
+	"GET /api/v1/auth/tenants": {allowed: anyRole, req: fixed("/api/v1/auth/tenants", nil)},
+	"PUT /api/v1/auth/tenant": {allowed: []controlplane.Role{"admin", "operator", "user", "viewer"},
+		req: fixed("/api/v1/auth/tenant", map[string]string{"tenant": ""})},
+	"GET /api/v1/tenants": {allowed: []controlplane.Role{"admin", "operator", "user", "viewer"}, req: fixed("/api/v1/tenants", nil)},
+	"POST /api/v1/tenants": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants", map[string]string{"name": e.unique("t")}
+	}},
+	"GET /api/v1/tenants/{tenant}": {allowed: operatorUp, req: func(e *env, _ controlplane.Role) (string, any) { return "/api/v1/tenants/" + e.tenant(), nil }},
+	"PATCH /api/v1/tenants/{tenant}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant(), map[string]string{"display_name": "T"}
+	}},
+	"GET /api/v1/tenants/{tenant}/members": {allowed: operatorUp, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant() + "/members", nil
+	}},
+	"PUT /api/v1/tenants/{tenant}/members/{user}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant() + "/members/" + e.createUser(e.unique("m"), "user").Username, map[string]string{"role": "member"}
+	}},
+	"DELETE /api/v1/tenants/{tenant}/members/{user}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		t, u := e.tenant(), e.createUser(e.unique("m"), "user")
+		_, err := e.store.(controlplane.TenantStore).PutMember(context.Background(), t, u.ID, controlplane.TenantMemberRole)
+		require.NoError(e.t, err)
+		return "/api/v1/tenants/" + t + "/members/" + u.Username, nil
+	}},
+	"GET /api/v1/tenants/{tenant}/projects": {allowed: operatorUp, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant() + "/projects", nil
+	}},
+	"POST /api/v1/tenants/{tenant}/projects": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant() + "/projects", map[string]string{"name": e.unique("p")}
+	}},
+	"PATCH /api/v1/tenants/{tenant}/projects/{project}": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
+		t, p := e.tenant(), e.unique("p")
+		require.NoError(e.t, e.store.(controlplane.TenantStore).CreateProject(context.Background(), &controlplane.Project{Tenant: t, Name: p}))
+		return "/api/v1/tenants/" + t + "/projects/" + p, map[string]bool{"disabled": true}
+	}},
+}
+
+// tenant creates a fresh tenant and returns its name.
+func (e *env) tenant() string {
+	name := e.unique("tn")
+	require.NoError(e.t, e.store.(controlplane.TenantStore).CreateTenant(context.Background(), &controlplane.Tenant{Name: name}))
+	return name
 }
 
 // TestPermissionMatrix calls every registered route as anonymous and as

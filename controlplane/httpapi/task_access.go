@@ -13,10 +13,12 @@ import (
 // events, why, logs):
 //
 //   - admins and operators see every task, its env and its logs;
-//   - a user sees only their own tasks, with env and logs;
-//   - a viewer with a tenant sees that tenant's tasks; a viewer without a
-//     tenant observes every task. Viewers never see env, and read logs only
-//     of tasks in their own tenant (a tenant-less viewer: tasks without one);
+//   - everyone else sees their own tasks, plus every task of the tenants
+//     where their role reaches all tasks (tenant admins and tenant
+//     viewers; cluster viewers in each tenant they belong to; see
+//     auth.Principal.SeesAllTasksOf). Plain members see only their own;
+//   - env is shown to the owner, cluster admins and operators and the
+//     task's tenant admins; never to viewers;
 //   - an agent key sees only the tasks placed on its own node, without env
 //     (its agent receives env and secret_env in the assignment), with logs.
 //
@@ -28,59 +30,45 @@ func TaskVisible(p *auth.Principal, t *controlplane.Task) bool {
 	if p == nil {
 		return false
 	}
-	switch p.Role {
-	case controlplane.RoleAdmin, controlplane.RoleOperator:
+	switch {
+	case p.ClusterWide():
 		return true
-	case controlplane.RoleUser:
-		return t.OwnerID == p.UserID
-	case controlplane.RoleViewer:
-		return p.Tenant == "" || t.Spec.Tenant == p.Tenant
-	case controlplane.RoleAgent:
+	case p.Role == controlplane.RoleAgent:
 		return p.NodeID != "" && t.NodeID == p.NodeID
+	case t.OwnerID != 0 && t.OwnerID == p.UserID:
+		return true
 	}
-	return false
+	return t.Spec.Tenant != "" && p.SeesAllTasksOf(t.Spec.Tenant)
 }
 
-// TaskLogsVisible reports whether p may read t's output.
-func TaskLogsVisible(p *auth.Principal, t *controlplane.Task) bool {
-	if !TaskVisible(p, t) {
-		return false
-	}
-	if p.Role == controlplane.RoleViewer {
-		return t.Spec.Tenant == p.Tenant
-	}
-	return true
-}
+// TaskLogsVisible reports whether p may read t's output: whoever sees it.
+func TaskLogsVisible(p *auth.Principal, t *controlplane.Task) bool { return TaskVisible(p, t) }
 
 // taskEnvVisible reports whether p may read t's env.
 func taskEnvVisible(p *auth.Principal, t *controlplane.Task) bool {
-	switch p.Role {
-	case controlplane.RoleAdmin, controlplane.RoleOperator:
+	switch {
+	case p.ClusterWide():
 		return true
-	case controlplane.RoleUser:
-		return t.OwnerID == p.UserID
+	case p.Role == controlplane.RoleAgent || p.Role == controlplane.RoleViewer:
+		return false
+	case t.OwnerID == p.UserID:
+		return true
 	}
-	return false
+	return t.Spec.Tenant != "" && p.TenantRole(t.Spec.Tenant) == controlplane.TenantAdminRole
 }
 
 // scopeTaskFilter narrows a list to what p may see; ok is false when
-// nothing can match (a viewer asking for another tenant).
+// nothing can match.
 func scopeTaskFilter(p *auth.Principal, f *controlplane.TaskFilter) (ok bool) {
-	switch p.Role {
-	case controlplane.RoleUser:
-		f.OwnerID = p.UserID
-	case controlplane.RoleViewer:
-		if p.Tenant != "" {
-			if f.Tenant != "" && f.Tenant != p.Tenant {
-				return false
-			}
-			f.Tenant = p.Tenant
-		}
-	case controlplane.RoleAgent:
+	switch {
+	case p.ClusterWide():
+	case p.Role == controlplane.RoleAgent:
 		if p.NodeID == "" {
 			return false
 		}
 		f.NodeID = p.NodeID
+	default:
+		f.Scope = &controlplane.TaskScope{Tenants: p.TasksTenants(), OwnerID: p.UserID}
 	}
 	return true
 }

@@ -31,8 +31,22 @@ func TestTaskVisibilityCancelAndAudit(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, st)
 	st, _ = e.apiErr(http.MethodPost, "/api/v1/tasks/"+itoa(t1.ID)+"/cancel", e.tokens[controlplane.RoleViewer], nil)
 	require.Equal(t, http.StatusForbidden, st)
+	// A viewer sees only the tasks of its tenants: none while in none,
+	// user1's once user1 submits into a tenant the viewer belongs to.
+	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/tasks?owner=user1&label=team=a", e.tokens[controlplane.RoleViewer], nil, &l))
+	require.Equal(t, 0, l.Total)
+	ts := e.store.(controlplane.TenantStore)
+	require.NoError(t, ts.CreateTenant(context.Background(), &controlplane.Tenant{Name: "team-a"}))
+	_, err := ts.PutMember(context.Background(), "team-a", e.users[controlplane.RoleUser].ID, controlplane.TenantMemberRole)
+	require.NoError(t, err)
+	_, err = ts.PutMember(context.Background(), "team-a", e.users[controlplane.RoleViewer].ID, controlplane.TenantViewerRole)
+	require.NoError(t, err)
+	var t0 TaskJSON
+	require.Equal(t, http.StatusCreated, e.call(http.MethodPost, "/api/v1/tasks", u1,
+		map[string]any{"name": "in-tenant", "command": []string{"true"}, "tenant": "team-a", "labels": map[string]string{"team": "a"}}, &t0))
 	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/tasks?owner=user1&label=team=a", e.tokens[controlplane.RoleViewer], nil, &l))
 	require.Equal(t, 1, l.Total)
+	require.Equal(t, t0.ID, l.Items[0].ID)
 	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/tasks?owner=ghost", e.tokens[controlplane.RoleOperator], nil, &l))
 	require.Equal(t, 0, l.Total)
 
@@ -52,8 +66,8 @@ func TestTaskVisibilityCancelAndAudit(t *testing.T) {
 	for _, a := range e.audit("module=api") {
 		byAction[a.Action] = append(byAction[a.Action], a)
 	}
-	require.Len(t, byAction["task.create"], 1)
-	cr := byAction["task.create"][0]
+	require.Len(t, byAction["task.create"], 2) // newest first: the tenant's task, then t1
+	cr := byAction["task.create"][1]
 	require.Equal(t, "user1", cr.Actor)
 	require.Equal(t, "task/"+itoa(t1.ID), cr.Target)
 	require.Equal(t, "ok", cr.Result)

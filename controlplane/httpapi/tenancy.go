@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/auth"
+)
+
+// tenantStore is the store's tenant persistence (every shipped store has
+// it; a store without it leaves the caller in no tenant).
+func (a *API) tenantStore() controlplane.TenantStore {
+	ts, _ := a.store.(controlplane.TenantStore)
+	return ts
+}
+
+// loadMemberships fills p's tenant roles from the store, once per request,
+// so that a removal or a disabled tenant applies to the next request.
+// Agents act only as their node and belong to no tenant.
+func (a *API) loadMemberships(ctx context.Context, p *auth.Principal) error {
+	ts := a.tenantStore()
+	if ts == nil || p.Role == controlplane.RoleAgent || p.UserID == 0 {
+		return nil
+	}
+	ms, err := ts.ListMemberships(ctx, p.UserID)
+	if err != nil {
+		return fmt.Errorf("load tenant memberships: %w", err)
+	}
+	p.Memberships = ms
+	return nil
+}
+
+// tenantErr turns a store miss of tenant into the coded answer.
+func tenantErr(tenant string, err error) error {
+	if errors.Is(err, controlplane.ErrNotFound) {
+		return CodedError(400, CodeTenantNotFound, fmt.Sprintf("tenant %q does not exist", tenant))
+	}
+	return err
+}
+
+// admitTaskTenant decides the tenant and project a task submitted by p
+// runs in: "" takes p's current tenant; the tenant must exist and be
+// enabled, and p must be cluster-wide or a member (not a viewer) of it; a
+// named project must exist in it and be enabled. A task without a tenant
+// (and its free-text project) stays possible, as before tenants were
+// objects.
+func (a *API) admitTaskTenant(ctx context.Context, p *auth.Principal, spec *controlplane.TaskSpec) error {
+	if spec.Tenant == "" {
+		spec.Tenant = p.Tenant
+		if p.UserID != 0 {
+			// The current tenant as switched last, not as the token was issued.
+			u, err := a.store.GetUser(ctx, p.UserID)
+			if err != nil {
+				return err
+			}
+			spec.Tenant = u.Tenant
+		}
+		if spec.Tenant != "" && !p.ClusterWide() && p.MembershipOf(spec.Tenant) == nil {
+			// The account's current tenant no longer admits it: say so
+			// rather than run the task outside any tenant.
+			return tenantForbidden(spec.Tenant)
+		}
+	}
+	if spec.Tenant == "" {
+		return nil // a project outside any tenant stays free text, as before tenants were objects
+	}
+	ts := a.tenantStore()
+	if ts == nil {
+		if spec.Tenant != p.Tenant && !p.ClusterWide() {
+			return tenantForbidden(spec.Tenant)
+		}
+		return nil
+	}
+	t, err := ts.GetTenant(ctx, spec.Tenant)
+	if err != nil {
+		return tenantErr(spec.Tenant, err)
+	}
+	if !p.ClusterWide() {
+		switch p.TenantRole(t.Name) {
+		case "":
+			return tenantForbidden(t.Name)
+		case controlplane.TenantViewerRole:
+			return CodedError(403, CodeTenantReadOnly, fmt.Sprintf("you are a viewer of tenant %q and cannot submit tasks into it", t.Name))
+		}
+	}
+	if t.Disabled {
+		return CodedError(403, CodeTenantDisabled, fmt.Sprintf("tenant %q is disabled and accepts no new tasks", t.Name))
+	}
+	if spec.Project == "" {
+		return nil
+	}
+	pr, err := ts.GetProject(ctx, t.Name, spec.Project)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		return CodedError(400, CodeProjectNotFound, fmt.Sprintf("tenant %q has no project %q", t.Name, spec.Project))
+	}
+	if err != nil {
+		return err
+	}
+	if pr.Disabled {
+		return CodedError(403, CodeProjectDisabled, fmt.Sprintf("project %q of tenant %q is disabled", pr.Name, t.Name))
+	}
+	return nil
+}
+
+// scopeTenantFilter narrows a list's tenant filter to what p may see: ""
+// with visible = p's tenants (nil for cluster-wide callers, who see all),
+// or an explicit tenant p must belong to.
+func scopeTenantFilter(p *auth.Principal, want string) (visible []string, err error) {
+	if p.ClusterWide() {
+		return nil, nil
+	}
+	mine := p.TenantNames()
+	if want != "" && !slices.Contains(mine, want) {
+		return nil, tenantForbidden(want)
+	}
+	return mine, nil
+}
