@@ -284,6 +284,9 @@ func (h *harness) workload() {
 	submit := func(spec map[string]any) {
 		h.call(http.MethodPost, "/api/v1/tasks", h.ours.token, spec, nil)
 	}
+	for _, tenant := range []string{"team-a", "team-b"} { // tasks name existing tenants
+		h.call(http.MethodPost, "/api/v1/tenants", h.ours.token, map[string]any{"name": tenant}, nil)
+	}
 	submit(map[string]any{"name": "train", "command": []string{"sleep", "900"}, "device_count": 1, "vendor": "nvidia", "tenant": "team-a"})
 	submit(map[string]any{"name": "infer", "command": []string{"sleep", "900"}, "device_count": 1, "vendor": "cambricon", "tenant": "team-b"})
 	submit(map[string]any{"name": "eval", "command": []string{"true"}, "device_count": 2, "vendor": "ascend", "tenant": "team-b"})

@@ -230,6 +230,8 @@ describe('scheduling console', () => {
 
   step('a task over its tenant quota is refused with the reason in its detail', async () => {
     const tenant = `quota-${suffix}`;
+    const tn = await call('POST', '/api/v1/tenants', { name: tenant });
+    assert.equal(tn.status, 201, tn.text);
     const q = await call('POST', '/api/v1/quotas', { tenant, devices: 1, policy: 'refuse' });
     assert.equal(q.status, 201, q.text);
     await sleep(1_500); // the leader re-reads quotas every second (scheduling NodeSync)

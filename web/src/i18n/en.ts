@@ -3,11 +3,13 @@ import nodesEn from './nodes.en';
 import alertsEn from './alerts.en';
 import workflowsEn from './workflows.en';
 import billingEn from './billing.en';
+import tenantsEn from './tenants.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsEn, // alerts: the Alerts page
   ...workflowsEn, // wf, wfState: Workflows page
   ...billingEn, // bill: Billing page
+  ...tenantsEn, // ten: Tenants page, tenant switch
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',
@@ -23,6 +25,7 @@ const en = {
     users: 'Users',
     metrics: 'Metrics explorer',
     billing: 'Billing',
+    tenants: 'Tenants',
     comingSoon: 'Coming soon',
   },
   common: {
@@ -178,6 +181,7 @@ const en = {
     samples: 'Samples',
     truncated: 'Showing the first {{shown}} of {{total}} series',
     unavailable: 'The metrics query API is not available on this server',
+    kind: { metric: 'metric', function: 'function', label: 'label', value: 'value' },
     range: { '1h': '1 hour', '6h': '6 hours', '24h': '24 hours', '3d': '3 days', '7d': '7 days' },
   },
   sched: {

@@ -38,6 +38,18 @@ const ZH: Rule[] = [
   [/^it asks for (\d+) MiB per device, the largest of the cluster's (.*) has (\d+) MiB$/, (m) => `每个设备需要 ${m[1]} MiB 显存，集群中最大的${dev(m[2])}只有 ${m[3]} MiB`],
   [/^it asks for (\d+) (.*) with (\d+) MiB each on one node, the most any node has is (\d+)$/, (m) => `单个节点需要 ${m[1]} 个各有 ${m[3]} MiB 的${dev(m[2])}，任何节点最多只有 ${m[4]} 个`],
   [/^no node in the cluster has (.*)$/, (m) => `集群中没有任何节点有${dev(m[1])}`],
+  // Tenancy (codes tenant_forbidden, tenant_not_found, tenant_disabled,
+  // tenant_read_only, project_not_found, project_disabled).
+  [/^you are not allowed to act in tenant "(.*)": ask one of its tenant admins to add you$/, (m) => `你无权在租户“${m[1]}”中操作：请联系该租户的管理员将你加入`],
+  [/^tenant "(.*)" does not exist$/, (m) => `租户“${m[1]}”不存在`],
+  [/^tenant "(.*)" is disabled and accepts no new tasks$/, (m) => `租户“${m[1]}”已停用，不再接受新任务`],
+  [/^tenant (.*) is disabled$/, (m) => `租户“${m[1]}”已停用`],
+  [/^you are a viewer of tenant "(.*)" and cannot submit tasks into it$/, (m) => `你是租户“${m[1]}”的只读成员，不能向其提交任务`],
+  [/^tenant "(.*)" has no project "(.*)"$/, (m) => `租户“${m[1]}”没有项目“${m[2]}”`],
+  [/^project "(.*)" of tenant "(.*)" is disabled$/, (m) => `租户“${m[2]}”的项目“${m[1]}”已停用`],
+  [/^conflict: you cannot give up your own tenant-admin role in "(.*)"; another tenant admin or a cluster admin can$/, (m) => `冲突：你不能放弃自己在“${m[1]}”的租户管理员角色；可由其他租户管理员或集群管理员操作`],
+  [/^(tenant|project) name must be 1–64 letters, digits, '\.', '_' or '-', starting with a letter or digit, not "(.*)"$/, (m) =>
+    `${m[1] === 'tenant' ? '租户' : '项目'}名称须为 1–64 个字母、数字、“.”、“_”或“-”，并以字母或数字开头，而不是“${m[2]}”`],
 ];
 
 function dev(s: string): string {

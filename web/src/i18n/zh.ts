@@ -4,12 +4,14 @@ import nodesZh from './nodes.zh';
 import alertsZh from './alerts.zh';
 import workflowsZh from './workflows.zh';
 import billingZh from './billing.zh';
+import tenantsZh from './tenants.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsZh, // alerts: the Alerts page
   ...workflowsZh, // wf, wfState: Workflows page
   ...billingZh, // bill: Billing page
+  ...tenantsZh, // ten: Tenants page, tenant switch
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',
@@ -25,6 +27,7 @@ const zh: Messages = {
     users: '用户管理',
     metrics: '指标查询',
     billing: '计费',
+    tenants: '租户管理',
     comingSoon: '即将推出',
   },
   common: {
@@ -180,6 +183,7 @@ const zh: Messages = {
     samples: '样本数',
     truncated: '仅显示前 {{shown}} 条序列（共 {{total}} 条）',
     unavailable: '当前服务端未提供指标查询接口',
+    kind: { metric: '指标', function: '函数', label: '标签', value: '取值' },
     range: { '1h': '1 小时', '6h': '6 小时', '24h': '24 小时', '3d': '3 天', '7d': '7 天' },
   },
   sched: {

@@ -14,6 +14,7 @@ import { useAuth } from '../auth/AuthContext';
 import { atLeast } from '../auth/roles';
 import { LANGS, setLang, type Lang } from '../i18n';
 import { NAV } from './nav';
+import TenantSwitch from './TenantSwitch';
 
 const { Header, Sider, Content } = Layout;
 
@@ -90,6 +91,7 @@ export default function MainLayout() {
                 {t('common.grafana')}
               </Button>
             )}
+            <TenantSwitch />
             <Select<Lang>
               data-testid="lang-switch"
               aria-label={t('common.language')}

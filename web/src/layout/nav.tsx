@@ -19,6 +19,7 @@ import {
   AreaChartOutlined,
   ApartmentOutlined,
   AccountBookOutlined,
+  BankOutlined,
 } from '@ant-design/icons';
 import type { Role } from '../api/types';
 import type { Messages } from '../i18n/en';
@@ -50,6 +51,7 @@ export const NAV: NavItem[] = [
   { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator' },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },
   { key: 'users', path: '/users', icon: <TeamOutlined />, minRole: 'admin', page: lazy(() => import('../pages/users/UsersPage')) },
+  { key: 'tenants', path: '/tenants', icon: <BankOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tenants/TenantsPage')) },
   { key: 'billing', path: '/billing', icon: <AccountBookOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/billing/BillingPage')) },
   { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, minRole: 'viewer', needs: 'prometheus', page: lazy(() => import('../pages/metrics/MetricsPage')) },
 ];

@@ -1,0 +1,46 @@
+// 租户页面与租户切换文案（简体中文），键与 tenants.en.ts 一致。
+import type tenantsEn from './tenants.en';
+
+const tenantsZh: typeof tenantsEn = {
+  ten: {
+    title: '租户',
+    current: '当前租户',
+    none: '无租户',
+    switched: '当前租户：{{name}}',
+    switchedNone: '已取消当前租户',
+    name: '名称',
+    displayName: '显示名称',
+    status: '状态',
+    enabled: '启用',
+    disabled: '已停用',
+    myRole: '我的角色',
+    pool: '专属节点池',
+    poolHint: '节点标签，例如 pool=acme',
+    create: '新建租户',
+    created: '已创建租户 {{name}}',
+    rename: '重命名',
+    renamed: '已重命名',
+    disable: '停用',
+    enable: '启用',
+    updated: '已更新租户 {{name}}',
+    select: '选择一个租户以查看其成员和项目。',
+    members: '{{name}} 的成员',
+    projects: '{{name}} 的项目',
+    username: '用户名',
+    role: '租户角色',
+    since: '加入时间',
+    addMember: '添加成员',
+    memberAdded: '{{user}} 现在是{{role}}',
+    remove: '移除',
+    confirmRemove: '将 {{user}} 从 {{tenant}} 移除？',
+    memberRemoved: '已移除 {{user}}',
+    project: '项目',
+    addProject: '新建项目',
+    projectCreated: '已创建项目 {{name}}',
+    projectUpdated: '已更新项目 {{name}}',
+    roles: { 'tenant-admin': '租户管理员', member: '成员', viewer: '只读成员' },
+    empty: '你还不属于任何租户：请联系租户管理员将你加入。',
+  },
+};
+
+export default tenantsZh;
