@@ -64,6 +64,7 @@ func Run(ctx context.Context, cfg Config) error {
 	a.silver = runner.DetectSilver(exec.LookPath, runner.FileExists, filepath.Join(cfg.DataDir, "mps"))
 	a.inv = detect(ctx, cfg.SMI, log)
 	a.silver.Enforce(a.inv)
+	attachRDMA(a.inv, log)
 	log.Info("accelerators detected", "vendors", vendorsOf(a.inv),
 		"silver_mps", a.silver.MPSControl, "silver_hami_core", a.silver.HAMiLib)
 	if err := a.enroll(ctx); err != nil {
@@ -88,6 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 	a.run = runner.New(runner.Config{LogDir: filepath.Join(cfg.DataDir, "tasks"), WorkDir: filepath.Join(cfg.DataDir, "work"),
 		Grace: cfg.Grace, CLI: cfg.CLI, Engine: engine, RunAs: cfg.RunAs, Accounts: cfg.Accounts,
 		AllowRoot: cfg.AllowRootTasks, PassEnv: cfg.TaskPassEnv, Silver: a.silver, Logger: log})
+	a.run.SetRDMA(a.inv)
 	if os.Geteuid() != 0 {
 		log.Warn("the agent does not run as root: tasks run as its own account and could read its credentials; run it as root to sandbox tasks / 代理未以 root 运行：任务以同一账户运行")
 	}
@@ -342,6 +344,8 @@ func (a *Agent) heartbeat(ctx context.Context, refresh bool) {
 	if refresh {
 		a.inv = detect(ctx, a.cfg.SMI, a.cfg.Logger)
 		a.silver.Enforce(a.inv)
+		attachRDMA(a.inv, a.cfg.Logger)
+		a.run.SetRDMA(a.inv)
 	}
 	total, free := hostMemory()
 	hb := protocol.Heartbeat{Health: "ok", CPUCount: runtime.NumCPU(), MemoryTotalMiB: total, MemoryFreeMiB: free,

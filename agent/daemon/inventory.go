@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/receivers/rdma"
 	"github.com/heteroflow/heteroflow/receivers/smi"
 	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
@@ -39,6 +40,17 @@ func detect(ctx context.Context, run smi.Runner, log *slog.Logger) []inventory.S
 	return out
 }
 
+// attachRDMA adds the node's InfiniBand / RoCE adapters (sysfs) to every
+// snapshot with their affinity to its devices.
+func attachRDMA(inv []inventory.Snapshot, log *slog.Logger) {
+	devs, err := rdma.Detect("/")
+	if err != nil {
+		log.Warn("RDMA detection failed", "err", err)
+		return
+	}
+	rdma.Attach("/", inv, devs)
+}
+
 // shape is what identifies an inventory change worth sending: devices,
 // models, total memory and partitions — not the live figures.
 func shape(inv []inventory.Snapshot) string {
@@ -56,6 +68,8 @@ func shape(inv []inventory.Snapshot) string {
 			p, _ := json.Marshal(d.Partitions)
 			parts = append(parts, s.Vendor+"/"+strconv.Itoa(d.Index)+"/"+u+"/"+d.Model+"/"+strconv.FormatInt(mem, 10)+"/"+string(p))
 		}
+		r, _ := json.Marshal(s.RDMA) // adapters and port states, not rates' live changes
+		parts = append(parts, s.Vendor+"/rdma/"+string(r))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, "\n")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/agent/procgroup"
 	"github.com/heteroflow/heteroflow/agent/protocol"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
 // Config tunes a Runner. Zero values take the defaults in withDefaults.
@@ -78,6 +79,22 @@ func (c Config) withDefaults() Config {
 type Runner struct {
 	cfg Config
 	iso *Isolator
+
+	rdmaMu sync.Mutex
+	rdma   map[string][]inventory.RDMADevice // per vendor, with affinity
+}
+
+// SetRDMA records the node's RDMA adapters (from the inventory snapshots,
+// per vendor with their affinity to its devices) for the tasks' collective
+// library variables (RDMAEnv).
+func (r *Runner) SetRDMA(inv []inventory.Snapshot) {
+	m := map[string][]inventory.RDMADevice{}
+	for _, s := range inv {
+		m[s.Vendor] = s.RDMA
+	}
+	r.rdmaMu.Lock()
+	r.rdma = m
+	r.rdmaMu.Unlock()
 }
 
 // New returns a Runner.
@@ -124,6 +141,14 @@ func (r *Runner) start(spec protocol.TaskSpec, prep *Prepared, container bool) (
 	vis, err := VisibilityEnv(prep.Devices, container)
 	if err != nil {
 		return nil, err
+	}
+	r.rdmaMu.Lock()
+	rdmaEnv := RDMAEnv(prep.Devices, r.rdma)
+	r.rdmaMu.Unlock()
+	for k, v := range rdmaEnv {
+		if _, set := spec.Env[k]; !set { // the task's own choice wins
+			vis[k] = v
+		}
 	}
 	id, err := r.identity(spec)
 	if err != nil {

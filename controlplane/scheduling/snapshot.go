@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/receivers/rdma"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 	"github.com/heteroflow/heteroflow/scheduler/plugins"
 )
@@ -100,6 +102,13 @@ func modelNode(n *controlplane.Node) (model.Node, string, error) {
 			sig = append(sig, fmt.Sprintf("%s/%s/%d/%d", d.Vendor, d.Model, d.Index, d.MemoryMiB))
 		}
 		out.Devices = append(out.Devices, part.Devices...)
+	}
+	// RDMA: the adapters the agent detected (an active InfiniBand or RoCE
+	// port); an "rdma" label overrides them.
+	for _, snap := range n.Inventory {
+		if k := rdma.Kind(snap.RDMA); k != "" && (out.RDMA == "" || k == inventory.RDMAInfiniBand) {
+			out.RDMA = k
+		}
 	}
 	if v := n.Labels["rdma"]; v != "" {
 		out.RDMA = v

@@ -33,6 +33,9 @@ type Snapshot struct {
 	ToolVersion    *string  `json:"tool_version,omitempty"`
 	RuntimeVersion *string  `json:"runtime_version,omitempty"` // CUDA / ROCm / CANN / …
 	Devices        []Device `json:"devices"`
+	// RDMA are the node's InfiniBand / RoCE devices with their affinity to
+	// this vendor's devices (the same list in every snapshot of the node).
+	RDMA []RDMADevice `json:"rdma,omitempty"`
 	// Warnings are per-device or per-field problems that did not stop the
 	// parse (a partial scrape error, not a dead scrape).
 	Warnings []string `json:"warnings,omitempty"`
@@ -110,3 +113,47 @@ type (
 	Isolation        = vendorcatalog.Isolation
 	PartitionProfile = vendorcatalog.PartitionProfile
 )
+
+// RDMA kinds.
+const (
+	RDMAInfiniBand = "infiniband"
+	RDMARoCE       = "roce"
+)
+
+// RDMADevice is one RDMA adapter (an mlx5_0 under /sys/class/infiniband).
+type RDMADevice struct {
+	Name     string     `json:"name"`
+	Kind     string     `json:"kind"` // RDMAInfiniBand or RDMARoCE (from the ports' link layer)
+	BusID    *string    `json:"bus_id,omitempty"`
+	NUMANode *int       `json:"numa_node,omitempty"`
+	Ports    []RDMAPort `json:"ports"`
+	// Affinity is the PCIe/NUMA path from each accelerator of the snapshot's
+	// vendor to this adapter, closest first.
+	Affinity []RDMAAffinity `json:"affinity,omitempty"`
+}
+
+// RDMAPort is one port of an RDMA adapter.
+type RDMAPort struct {
+	Port      int      `json:"port"`
+	State     string   `json:"state"`      // "ACTIVE", "DOWN", …
+	LinkLayer string   `json:"link_layer"` // "InfiniBand" or "Ethernet"
+	RateGbps  *float64 `json:"rate_gbps,omitempty"`
+	NetDev    string   `json:"netdev,omitempty"` // the port's network interface (RoCE, IPoIB)
+}
+
+// RDMAAffinity says how far accelerator Device (its Index) is from an
+// adapter: LinkPIX (same PCIe switch) … LinkSys (another NUMA node).
+type RDMAAffinity struct {
+	Device int      `json:"device"`
+	Link   LinkType `json:"link"`
+}
+
+// Active reports whether any port of the adapter is up.
+func (r RDMADevice) Active() bool {
+	for _, p := range r.Ports {
+		if p.State == "ACTIVE" {
+			return true
+		}
+	}
+	return false
+}

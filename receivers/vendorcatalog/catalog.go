@@ -97,6 +97,11 @@ type Entry struct {
 	// SilverLibs are where a preloaded limiter library is installed, by
 	// mechanism (HAMi-core libvgpu.so); the first that exists is used.
 	SilverLibs map[string][]string
+	// CollectiveHCAVar names the RDMA adapters the vendor's collective
+	// library uses (NCCL/RCCL NCCL_IB_HCA); CollectiveIfVar its socket
+	// interface (Ascend HCCL_SOCKET_IFNAME). Empty: not passed.
+	CollectiveHCAVar string
+	CollectiveIfVar  string
 	// Sharing: Bronze time-sharing through the visible-device variables.
 	Sharing bool
 	// Hardware is the Gold partitioning kind ("mig", "vnpu", "vmlu",

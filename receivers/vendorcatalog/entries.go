@@ -15,7 +15,7 @@ var entries = []Entry{
 		Container:    ContainerHints{Runtime: "nvidia-container-toolkit", GPUFlag: true, CDIKind: "nvidia.com/gpu"},
 		// MPS: nvidia-cuda-mps-control; HAMi-core: libvgpu.so preloaded.
 		DriverLimits: []string{DriverHAMiCore, DriverMPS}, Sharing: true,
-		SilverTools: map[string]string{DriverMPS: "nvidia-cuda-mps-control"},
+		SilverTools: map[string]string{DriverMPS: "nvidia-cuda-mps-control"}, CollectiveHCAVar: "NCCL_IB_HCA",
 		// HAMi-core's install path (its device plugin mounts it there), then
 		// the usual library directories.
 		SilverLibs: map[string][]string{DriverHAMiCore: {"/usr/local/vgpu/libvgpu.so", "/usr/local/lib/libvgpu.so",
@@ -27,14 +27,14 @@ var entries = []Entry{
 		DeviceID: IDIndex, NodeGlobs: []string{"/dev/kfd"}, ControlNodes: []string{"/dev/kfd", "/dev/dri"},
 		Container: ContainerHints{GroupAdd: []string{"video"}},
 		// HAMi AMD vGPU: HIP_DEVICE_MEMORY_LIMIT, HSA_CU_MASK.
-		DriverLimits: []string{DriverHAMiCore}, Sharing: true},
+		DriverLimits: []string{DriverHAMiCore}, Sharing: true, CollectiveHCAVar: "NCCL_IB_HCA"}, // RCCL
 	{ID: Hygon, Name: "Hygon DCU",
 		CLIs:        []CLI{{Name: "hy-smi", Paths: []string{"/opt/hyhal/bin/hy-smi"}, Forms: []string{"json", "table", "kv"}}},
 		ProcessVars: []string{"HIP_VISIBLE_DEVICES"}, ContainerVar: "HYGON_VISIBLE_DEVICES", DeviceID: IDPartitionOrIndex,
 		NodeGlobs: []string{"/dev/mkfd"}, ControlNodes: []string{"/dev/kfd", "/dev/dri", "/dev/mkfd"},
 		Container: ContainerHints{GroupAdd: []string{"video"}},
 		// vDCU: hy-smi virtual -create-vdevices (compute units + memory).
-		DriverLimits: []string{DriverHAMiCore}, Sharing: true, Hardware: "vdcu"},
+		DriverLimits: []string{DriverHAMiCore}, Sharing: true, Hardware: "vdcu", CollectiveHCAVar: "NCCL_IB_HCA"}, // RCCL
 	{ID: Ascend, Name: "Huawei Ascend",
 		CLIs: []CLI{{Name: "npu-smi", Paths: []string{"/usr/local/sbin/npu-smi"},
 			Forms: []string{"info", "map", "board", "common", "usages"}}},
@@ -44,7 +44,7 @@ var entries = []Entry{
 		Container: ContainerHints{Runtime: "ascend-docker-runtime",
 			Mounts: []string{"/usr/local/Ascend/driver:/usr/local/Ascend/driver:ro"}},
 		// Ascend slices only through vNPU templates: no driver limits.
-		Sharing: true, Hardware: "vnpu", Models: ascendVNPUModels},
+		Sharing: true, Hardware: "vnpu", Models: ascendVNPUModels, CollectiveIfVar: "HCCL_SOCKET_IFNAME"},
 	{ID: Cambricon, Name: "Cambricon MLU",
 		CLIs:        []CLI{{Name: "cnmon", Forms: []string{"table"}}},
 		ProcessVars: []string{"MLU_VISIBLE_DEVICES"}, ContainerVar: "CAMBRICON_VISIBLE_DEVICES",
