@@ -15,7 +15,7 @@ import (
 // node's key. A failure is logged and retried: metrics must not take the
 // task runner down.
 func (a *Agent) runCollector(ctx context.Context) {
-	cfg := collector.AgentConfig{Vendors: vendorsOf(a.inv), ServerURL: a.cfg.Server, APIKey: a.creds.APIKey,
+	cfg := collector.AgentConfig{Vendors: vendorsOf(a.inv), ServerURL: a.cl.baseURL(), APIKey: a.creds.APIKey,
 		HostMetrics: true, NodeName: a.creds.NodeID, TLS: a.exporterTLS()}
 	doc, err := cfg.YAML()
 	if err != nil {

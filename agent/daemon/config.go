@@ -1,10 +1,10 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"regexp"
 	"time"
 
@@ -14,8 +14,14 @@ import (
 
 // Config is the agent's configuration; Defaults fills the zero fields.
 type Config struct {
-	Server string // http(s)://host:3333
-	Token  string // bootstrap token, only needed until enrolled
+	// Server is the control plane's API URL, http(s)://host:3333, or a
+	// comma list of its servers (HA); a name that resolves to several
+	// addresses counts as one server per address. The agent fails over
+	// between them (ServerList).
+	Server string
+	// LookupHost resolves server names (nil = the system resolver).
+	LookupHost func(ctx context.Context, host string) ([]string, error)
+	Token      string // bootstrap token, only needed until enrolled
 	// CAFile is a PEM bundle trusted for the server's HTTPS certificate
 	// instead of the system roots (a private or self-signed server CA).
 	CAFile string
@@ -97,9 +103,9 @@ var nodeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 func (c Config) Validate() error {
 	var errs []error
-	u, err := url.Parse(c.Server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("--server %q must be http(s)://host:port / 服务器地址无效", c.Server))
+	u, err := c.checkServers()
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir is required / 需要数据目录"))

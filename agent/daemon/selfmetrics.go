@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"sort"
@@ -134,24 +133,14 @@ func (m *selfMetrics) push(ctx context.Context, cl *client, node string, now tim
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.base+"/api/v1/write", bytes.NewReader(snappy.Encode(nil, raw)))
+	hdr := http.Header{"Content-Encoding": {"snappy"}, "Content-Type": {"application/x-protobuf"},
+		"X-Prometheus-Remote-Write-Version": {"0.1.0"}}
+	res, msg, err := cl.send(ctx, http.MethodPost, "/api/v1/write", snappy.Encode(nil, raw), hdr)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Encoding", "snappy")
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	req.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	if cl.key != "" && (!cl.certOnly || cl.keyOn.Load()) {
-		req.Header.Set("Authorization", "Bearer "+cl.key)
-	}
-	res, err := cl.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
 	if res.StatusCode >= 300 {
-		msg, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-		return fmt.Errorf("remote write: %s: %s", res.Status, bytes.TrimSpace(msg))
+		return fmt.Errorf("remote write: %s: %s", res.Status, bytes.TrimSpace(msg[:min(len(msg), 512)]))
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ func init() {
 	var (
 		cfg         daemon.Config
 		labels      []string
+		serverList  []string
 		runAsMap    []string
 		noCollector bool
 		logLevel    string
@@ -59,6 +60,7 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 				return fmt.Errorf("--log-level %q: use debug, info, warn or error / 日志级别无效", logLevel)
 			}
+			cfg.Server = strings.Join(serverList, ",")
 			cfg.Labels = map[string]string{}
 			for _, l := range labels {
 				k, v, ok := strings.Cut(l, "=")
@@ -109,7 +111,8 @@ POST /api/v1/bootstrap-tokens 创建），节点凭据保存在 DATA_DIR/credent
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.Server, "server", os.Getenv("HETEROFLOW_SERVER"), "server API URL, e.g. http://server:3333 / 服务器 API 地址 ($HETEROFLOW_SERVER)")
+	f.StringSliceVar(&serverList, "server", splitServers(os.Getenv("HETEROFLOW_SERVER")),
+		"server API URL, e.g. http://server:3333; repeatable or a comma list for HA servers, the agent fails over between them / 服务器 API 地址，可重复或逗号分隔（高可用多服务器，自动故障切换） ($HETEROFLOW_SERVER)")
 	f.StringVar(&cfg.Token, "token", os.Getenv("HETEROFLOW_TOKEN"), "one-time bootstrap token (first start only) / 一次性引导令牌 ($HETEROFLOW_TOKEN)")
 	f.StringVar(&cfg.CAFile, "ca-file", os.Getenv("HETEROFLOW_CA_FILE"), "PEM CA bundle to trust for an https:// server instead of the system roots / 信任的服务器 CA 证书 ($HETEROFLOW_CA_FILE)")
 	f.StringVar(&cfg.ServerFingerprint, "server-fingerprint", os.Getenv("HETEROFLOW_SERVER_FINGERPRINT"),
