@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -115,6 +116,8 @@ func parseMIGList(out []byte, gpu int) []string {
 // destroy exactly that one.
 const vnpuBase, vnpuPerChip = 100, 16
 
+var vnpuIDRe = regexp.MustCompile(`(?i)vNPU ID\s*:\s*(\d+)`)
+
 func (iso *Isolator) createVNPU(ctx context.Context, p *Prepared, d *protocol.DeviceSlice) error {
 	card, chip := physicalID(*d), 0
 	if d.Chip != nil {
@@ -125,9 +128,19 @@ func (iso *Isolator) createVNPU(ctx context.Context, p *Prepared, d *protocol.De
 		return err
 	}
 	ids, cs, vs := strconv.Itoa(card), strconv.Itoa(chip), strconv.Itoa(id)
-	if _, err := iso.CLI.Run(ctx, "npu-smi", "set", "-t", "create-vnpu", "-i", ids, "-c", cs, "-f", d.Profile, "-v", vs); err != nil {
+	out, err := iso.CLI.Run(ctx, "npu-smi", "set", "-t", "create-vnpu", "-i", ids, "-c", cs, "-f", d.Profile, "-v", vs)
+	if err != nil {
 		iso.releaseVNPU(id)
 		return fmt.Errorf("create vNPU %s on NPU %s chip %s: %w", d.Profile, ids, cs, err)
+	}
+	// Read the id back: npu-smi answers "vNPU ID : <id>"; the task must see
+	// the vNPU that exists, and the destroy must name it.
+	if m := vnpuIDRe.FindSubmatch(out); m != nil && string(m[1]) != vs {
+		got := string(m[1])
+		_, derr := iso.CLI.Run(ctx, "npu-smi", "set", "-t", "destroy-vnpu", "-i", ids, "-c", cs, "-v", got)
+		iso.releaseVNPU(id)
+		return errors.Join(fmt.Errorf("create vNPU on NPU %s chip %s: asked for id %s, npu-smi created %s", ids, cs, vs, got),
+			wrapUndo("destroy vNPU "+got, derr))
 	}
 	p.undo = append(p.undo, func(ctx context.Context) error {
 		_, err := iso.CLI.Run(ctx, "npu-smi", "set", "-t", "destroy-vnpu", "-i", ids, "-c", cs, "-v", vs)

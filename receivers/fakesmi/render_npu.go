@@ -81,6 +81,19 @@ func npuVNPU(w io.Writer, p *Profile, args []string, statePath string) error {
 		return UpdateState(statePath, func(st *State) error {
 			initPartitions(st, p)
 			id := 100 + nextID(st.Partitions, npu)
+			if v := flagValue(args, "-v"); v != "" {
+				// -v picks the vNPU id (phy_id*16+100 … +115 on the chip).
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 100 {
+					return fmt.Errorf("Status : FAILED\nMessage : invalid vnpu id %s", v)
+				}
+				for _, x := range st.Partitions {
+					if x.ID == n {
+						return fmt.Errorf("Status : FAILED\nMessage : vnpu id %d already exists", n)
+					}
+				}
+				id = n
+			}
 			st.Partitions = append(st.Partitions, PartitionSpec{Device: npu, Profile: tmpl, ID: id})
 			fmt.Fprintf(w, "       Status : OK\n       Message : Create vnpu success\n       vNPU ID : %d\n", id)
 			return nil
