@@ -116,6 +116,9 @@ func TestGoldVDCU(t *testing.T) {
 		if strings.Contains(line, "-create-vdevices") {
 			return "create vdevice 3 success\n", nil
 		}
+		if strings.Contains(line, "-show-vdevice-info") {
+			return "vdevice 3: DCU 1, compute units 15, memory 8192 MiB\n", nil
+		}
 		return "", nil
 	}}
 	iso := &Isolator{CLI: cli}
@@ -126,6 +129,7 @@ func TestGoldVDCU(t *testing.T) {
 	require.NoError(t, p.Release(context.Background()))
 	require.Equal(t, []string{
 		"hy-smi virtual -create-vdevices 1 -d 1 -vdevice-compute-units 15 -vdevice-memory-size 8192",
+		"hy-smi virtual -show-vdevice-info",
 		"hy-smi virtual -destroy-vdevice 3",
 	}, cli.Calls())
 }

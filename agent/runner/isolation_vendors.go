@@ -202,6 +202,14 @@ func (iso *Isolator) createVDCU(ctx context.Context, p *Prepared, d *protocol.De
 		_, err := iso.CLI.Run(ctx, "hy-smi", "virtual", "-destroy-vdevice", vid)
 		return wrapUndo("destroy vDCU "+vid, err)
 	})
+	// Read back: the vDCU must be listed before the task is handed it.
+	list, err := iso.CLI.Run(ctx, "hy-smi", "virtual", "-show-vdevice-info")
+	if err != nil {
+		return fmt.Errorf("list vDCUs on DCU %s: %w", dev, err)
+	}
+	if !listsVDCU(list, vid) {
+		return fmt.Errorf("vDCU %s on DCU %s was created but hy-smi virtual -show-vdevice-info does not list it", vid, dev)
+	}
 	d.PartitionID = vid
 	return nil
 }
@@ -216,6 +224,16 @@ func wrapUndo(what string, err error) error {
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// listsVDCU reports whether a -show-vdevice-info listing names vDCU id.
+func listsVDCU(out []byte, id string) bool {
+	for _, m := range vdevRe.FindAllSubmatch(out, -1) {
+		if string(m[1]) == id {
 			return true
 		}
 	}

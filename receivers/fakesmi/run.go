@@ -75,6 +75,9 @@ func Run(w io.Writer, o Options, tool string, args []string) error {
 	case "nvidia-cuda-mps-control":
 		return mpsControl(w, p, args, envValue(o.Env, "CUDA_MPS_PIPE_DIRECTORY"), envValue(o.Env, "CUDA_VISIBLE_DEVICES"), string(stdin), o.StatePath)
 	case "rocm-smi", "hy-smi":
+		if tool == "hy-smi" && len(args) > 0 && args[0] == "virtual" {
+			return hyVirtual(w, p, s, args[1:], o.StatePath)
+		}
 		if has(args, "--json") {
 			return rocmJSON(w, p, s, tool == "hy-smi")
 		}
