@@ -20,6 +20,8 @@ func TestBillingReportCLI(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.True(t, strings.HasPrefix(lines[0], "section,period,from,to,currency"), r.stdout)
+	require.True(t, strings.HasSuffix(lines[0], ",measured_hours,measured_compute_percent_hours,measured_memory_gib_hours,compute_efficiency,memory_efficiency"),
+		"measured usage and efficiency are columns: %s", lines[0])
 	require.True(t, strings.HasPrefix(lines[1], "total,month,"+month+"-01,"), r.stdout)
 
 	r = cli(t, nil, "", "billing", "report", "--month", month, "--format", "json")

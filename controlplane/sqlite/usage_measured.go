@@ -40,6 +40,18 @@ func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord,
 				inserted = append(inserted, r)
 			}
 		}
+		daily, err := tx.PrepareContext(ctx, storeutil.UsageDailyUpsert(`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
+		if err != nil {
+			return mapErr(err)
+		}
+		defer daily.Close()
+		for _, d := range storeutil.UsageDailyDeltas(inserted) {
+			if _, err := daily.ExecContext(ctx, d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner, d.SliceMS,
+				d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS, d.MeasuredComputeMilliMS,
+				d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS); err != nil {
+				return mapErr(err)
+			}
+		}
 		for chunk := range chunks(metered, 500) {
 			args := make([]any, len(chunk))
 			for i, id := range chunk {

@@ -30,6 +30,9 @@ func testUsageSums(t *testing.T, open BillingOpener) {
 	add(4, d3, "t2", "p1", "bob", controlplane.QoSGold, 40, 100)
 	_, err := s.RecordUsage(ctx(t), recs, nil)
 	require.NoError(t, err)
+	again, err := s.RecordUsage(ctx(t), recs, nil) // a restarted meter: the sums count each record once
+	require.NoError(t, err)
+	require.Empty(t, again)
 
 	got, err := s.ListUsage(ctx(t), controlplane.UsageFilter{From: d1, To: d1.AddDate(0, 0, 1)})
 	require.NoError(t, err)
@@ -85,6 +88,18 @@ func testUsageSums(t *testing.T, open BillingOpener) {
 		tasks[u.TaskID] += u.SliceMS
 	}
 	require.Equal(t, map[int64]int64{30: 8000, 10: 5000, 40: 100}, tasks, "the two heaviest and the one asked for")
+
+	// The scope sets and the task rows asked for apart are the same rows.
+	req.SkipTasks = true
+	scopes, err := s.SumUsage(ctx(t), req)
+	require.NoError(t, err)
+	req.SkipTasks, req.TasksOnly = false, true
+	taskRows, err := s.SumUsage(ctx(t), req)
+	require.NoError(t, err)
+	require.ElementsMatch(t, sums, append(scopes, taskRows...))
+	for _, u := range taskRows {
+		require.Equal(t, controlplane.SumTask, u.Set)
+	}
 
 	one, err := s.SumUsage(ctx(t), controlplane.UsageSumRequest{Filter: controlplane.UsageFilter{From: d1, To: d3.AddDate(0, 0, 1),
 		Tenant: "t1", Project: "p1"}})
