@@ -106,6 +106,7 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 	spawn(a.heartbeatLoop)
 	spawn(a.pollLoop)
+	spawn(a.policeLoop)
 	if cfg.Collector {
 		spawn(a.runCollector)
 	}

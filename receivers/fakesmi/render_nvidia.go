@@ -100,6 +100,8 @@ func nvidiaSMI(w io.Writer, p *Profile, s *State, args []string, statePath strin
 		return nvidiaXML(w, p, s)
 	case hasPrefix(args, "--query-gpu="):
 		return nvidiaCSV(w, p, s, args)
+	case hasPrefix(args, "--query-compute-apps="):
+		return nvidiaApps(w, p, s, args)
 	case has(args, "-L"):
 		for i := 0; i < p.Count; i++ {
 			fmt.Fprintf(w, "GPU %d: %s (UUID: %s)\n", i, p.Model, uuid("GPU", p.Model, i))
@@ -255,4 +257,45 @@ func devParts(parts []PartitionSpec, dev int) []PartitionSpec {
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
 	return out
+}
+
+// nvidiaApps prints --query-compute-apps rows (pid, gpu_uuid, used_memory,
+// in the order asked) for the state's processes; noheader/nounits as asked.
+func nvidiaApps(w io.Writer, p *Profile, s *State, args []string) error {
+	var fields []string
+	var format string
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--query-compute-apps="); ok {
+			fields = strings.Split(v, ",")
+		}
+		if v, ok := strings.CutPrefix(a, "--format="); ok {
+			format = v
+		}
+	}
+	if !strings.Contains(format, "noheader") {
+		fmt.Fprintln(w, strings.Join(fields, ", "))
+	}
+	for _, pr := range s.Processes {
+		if p.pos(pr.Device) < 0 {
+			continue
+		}
+		row := make([]string, len(fields))
+		for i, f := range fields {
+			switch f {
+			case "pid":
+				row[i] = strconv.Itoa(pr.PID)
+			case "gpu_uuid":
+				row[i] = uuid("GPU", p.Model, pr.Device)
+			case "used_memory":
+				row[i] = strconv.FormatInt(pr.MemoryMiB, 10)
+				if !strings.Contains(format, "nounits") {
+					row[i] += " MiB"
+				}
+			default:
+				row[i] = "[N/A]"
+			}
+		}
+		fmt.Fprintln(w, strings.Join(row, ", "))
+	}
+	return nil
 }

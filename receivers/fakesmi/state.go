@@ -45,10 +45,20 @@ type DeviceState struct {
 type State struct {
 	Devices    map[int]DeviceState `json:"devices"`
 	Partitions []PartitionSpec     `json:"partitions"`
+	// Processes are the compute processes on the devices (by printed id), as
+	// nvidia-smi --query-compute-apps lists them.
+	Processes []Process `json:"processes,omitempty"`
 	// MPS are the running simulated MPS control daemons.
 	MPS []MPSDaemon `json:"mps,omitempty"`
 	// Initialised is set once the profile's partitions were copied in.
 	Initialised bool `json:"initialised"`
+}
+
+// Process is one compute process's memory on one device.
+type Process struct {
+	PID       int   `json:"pid"`
+	Device    int   `json:"device"`
+	MemoryMiB int64 `json:"memory_mib"`
 }
 
 // LoadProfile reads and validates a profile file.
