@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 // shared lends the DB to the queries both stores share (storesql):
@@ -116,7 +119,12 @@ func connErr(err error) error {
 }
 
 func (shared) Contains(hay, needle string) string { return "strpos(" + hay + ", " + needle + ") > 0" }
-func (shared) ForUpdate() string                  { return " FOR UPDATE" }
+func (shared) ForUpdate(of ...string) string {
+	if len(of) == 0 {
+		return " FOR UPDATE"
+	}
+	return " FOR UPDATE OF " + strings.Join(of, ", ")
+}
 
 // InventoryHasVendor: @> narrows through the GIN index; the EXISTS keeps
 // only snapshots that list devices (devices may be JSON null, hence the CASE).
@@ -130,4 +138,29 @@ func (shared) Bytewise(col string) string { return col + ` COLLATE "C"` }
 
 func (shared) LockTable(table, mode string) string {
 	return "LOCK TABLE " + table + " IN " + mode + " MODE"
+}
+
+// LabelsContain: jsonb containment, GIN-indexed.
+func (shared) LabelsContain(a *storeutil.Args, col string, labels map[string]string) ([]string, error) {
+	js, err := storeutil.LabelsJSON(labels)
+	if err != nil {
+		return nil, err
+	}
+	return []string{col + " @> " + a.Add(js) + "::jsonb"}, nil
+}
+
+func (s shared) TransitionTx(ctx context.Context, c storesql.Conn, tr controlplane.Transition) (*controlplane.Task, error) {
+	tx, ok := c.(conn).q.(pgx.Tx)
+	if !ok {
+		return nil, errors.New("postgres: task transition outside a transaction")
+	}
+	return s.db.transitionTx(ctx, tx, tr)
+}
+
+func (s shared) InsertWorkflowSteps(ctx context.Context, c storesql.Conn, id int64, steps []*controlplane.WorkflowStep, now time.Time) error {
+	tx, ok := c.(conn).q.(pgx.Tx)
+	if !ok {
+		return errors.New("postgres: workflow steps outside a transaction")
+	}
+	return insertWorkflowSteps(ctx, tx, id, steps, now)
 }

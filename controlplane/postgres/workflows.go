@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,53 +12,19 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// CreateWorkflow stores w (pending) and its steps (pending) with a first
-// event in one transaction.
-func (db *DB) CreateWorkflow(ctx context.Context, w *controlplane.Workflow, steps []*controlplane.WorkflowStep) error {
-	if err := storeutil.PrepareWorkflow(w, steps); err != nil {
-		return err
+// insertWorkflowSteps is the store's part of the shared CreateWorkflow:
+// every step in one statement.
+func insertWorkflowSteps(ctx context.Context, tx pgx.Tx, id int64, steps []*controlplane.WorkflowStep, now time.Time) error {
+	names, bases, idx := make([]string, len(steps)), make([]string, len(steps)), make([]int, len(steps))
+	for i, s := range steps {
+		names[i], bases[i], idx[i] = s.Name, s.Step, s.Index
 	}
-	now := db.now()
-	var id int64
-	var owner string
-	err := db.tx(ctx, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO workflows (name, spec, state, owner_id, owner, tenant, project,
-			priority, reason, generation, resubmitted_from, created_at, updated_at)
-			VALUES ($1, $2::jsonb, 'pending', $3, COALESCE(NULLIF($4, ''), (SELECT username FROM users WHERE id = $5), ''),
-			$6, $7, $8, $9, 0, $10, $11, $11) RETURNING id, owner`,
-			w.Name, string(w.Spec), nullID(w.OwnerID), w.Owner, w.OwnerID, w.Tenant, w.Project, w.Priority, w.Reason,
-			w.ResubmittedFrom, now).Scan(&id, &owner)
-		if isForeignKey(err) {
-			return fmt.Errorf("workflow owner %d: %w", w.OwnerID, controlplane.ErrNotFound)
-		}
-		if err != nil {
-			return mapErr(err)
-		}
-		names, bases, idx := make([]string, len(steps)), make([]string, len(steps)), make([]int, len(steps))
-		for i, s := range steps {
-			names[i], bases[i], idx[i] = s.Name, s.Step, s.Index
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO workflow_steps (workflow_id, position, name, step, item_index, state,
-			generation, updated_at)
-			SELECT $1, u.ord - 1, u.name, u.step, u.idx, 'pending', 0, $5
-			FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS u(name, step, idx, ord)`,
-			id, names, bases, idx, now); err != nil {
-			return mapErr(err)
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO workflow_events (workflow_id, step, from_state, to_state, reason,
-			actor, at) VALUES ($1, '', '', 'pending', $2, $3, $4)`, id, w.Reason, storeutil.FirstEventActor(owner), now)
-		return mapErr(err)
-	})
-	if err != nil {
-		return fmt.Errorf("create workflow: %w", err)
-	}
-	w.ID, w.Owner, w.State, w.Generation = id, owner, controlplane.WorkflowPending, 0
-	w.CreatedAt, w.UpdatedAt, w.StartedAt, w.FinishedAt = now, now, nil, nil
-	for _, s := range steps {
-		s.WorkflowID, s.State, s.TaskID, s.TaskState, s.Generation = id, controlplane.StepPending, 0, "", 0
-		s.ExitCode, s.Outputs, s.UpdatedAt, s.StartedAt, s.FinishedAt = nil, nil, now, nil, nil
-	}
-	return nil
+	_, err := tx.Exec(ctx, `INSERT INTO workflow_steps (workflow_id, position, name, step, item_index, state,
+		generation, updated_at)
+		SELECT $1, u.ord - 1, u.name, u.step, u.idx, 'pending', 0, $5
+		FROM unnest($2::text[], $3::text[], $4::int[]) WITH ORDINALITY AS u(name, step, idx, ord)`,
+		id, names, bases, idx, now)
+	return mapErr(err)
 }
 
 // UpdateWorkflow applies u in one transaction: the guarded workflow change

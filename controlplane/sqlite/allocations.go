@@ -3,123 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/heteroflow/heteroflow/controlplane"
-	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 var _ controlplane.SchedulingStore = (*DB)(nil)
-
-const allocCols = `id, task_id, attempt, node_id, device_pos, device_index, device_uuid, vendor, model,
-	memory_mib, compute_milli, qos, isolation, profile, part_start, cpu_milli, host_memory_mib,
-	tenant, project, priority, draining, created_at`
-
-func scanAllocation(row interface{ Scan(...any) error }) (*controlplane.Allocation, error) {
-	var a controlplane.Allocation
-	var created int64
-	if err := row.Scan(&a.ID, &a.TaskID, &a.Attempt, &a.NodeID, &a.DevicePos, &a.DeviceIndex, &a.DeviceUUID,
-		&a.Vendor, &a.Model, &a.MemoryMiB, &a.ComputeMilli, &a.QoS, &a.Isolation, &a.Profile, &a.PartStart,
-		&a.CPUMilli, &a.HostMemoryMiB, &a.Tenant, &a.Project, &a.Priority, &a.Draining, &created); err != nil {
-		return nil, mapErr(err)
-	}
-	a.CreatedAt = fromTS(created)
-	return &a, nil
-}
-
-// ListTasksByState: see controlplane.SchedulingStore.
-func (db *DB) ListTasksByState(ctx context.Context, states []controlplane.TaskState, limit int) ([]*controlplane.Task, error) {
-	if len(states) == 0 {
-		return nil, nil
-	}
-	limit = storeutil.ListLimit(limit)
-	args := make([]any, 0, len(states)+1)
-	for _, s := range states {
-		args = append(args, string(s))
-	}
-	args = append(args, limit)
-	q := `SELECT ` + taskCols + ` FROM tasks WHERE state IN (?` + strings.Repeat(", ?", len(states)-1) +
-		`) ORDER BY priority DESC, created_at, id LIMIT ?`
-	return queryAll(ctx, db, scanTask, q, args...)
-}
-
-// BindTasks: ledger rows + run assignment + queued → scheduled, for every
-// binding, in one transaction.
-func (db *DB) BindTasks(ctx context.Context, bs []controlplane.Binding) ([]*controlplane.Task, error) {
-	now := db.now()
-	out := make([]*controlplane.Task, 0, len(bs))
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		out = out[:0]
-		for _, b := range bs {
-			t, err := db.transitionTx(ctx, tx, b.Transition)
-			if err != nil {
-				return err
-			}
-			for _, a := range b.Allocations {
-				a.TaskID, a.Attempt, a.CreatedAt = t.ID, t.Attempt, now
-				if err := tx.QueryRowContext(ctx, `INSERT INTO allocations (task_id, attempt, node_id, device_pos,
-					device_index, device_uuid, vendor, model, memory_mib, compute_milli, qos, isolation, profile,
-					part_start, cpu_milli, host_memory_mib, tenant, project, priority, draining, created_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING id`,
-					a.TaskID, a.Attempt, a.NodeID, a.DevicePos, a.DeviceIndex, a.DeviceUUID, a.Vendor, a.Model,
-					a.MemoryMiB, a.ComputeMilli, a.QoS, a.Isolation, a.Profile, a.PartStart, a.CPUMilli,
-					a.HostMemoryMiB, a.Tenant, a.Project, a.Priority, ts(now)).Scan(&a.ID); err != nil {
-					return fmt.Errorf("insert allocation of task %d: %w", t.ID, mapErr(err))
-				}
-			}
-			if b.Assignment != nil {
-				b.Assignment.CreatedAt, b.Assignment.Attempt = now, t.Attempt
-				if err := insertAssignment(ctx, tx, b.Assignment); err != nil {
-					return err
-				}
-			}
-			out = append(out, t)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// RequeueTask: see controlplane.SchedulingStore.
-func (db *DB) RequeueTask(ctx context.Context, tr controlplane.Transition) (*controlplane.Task, error) {
-	if err := storeutil.CheckRequeue(tr); err != nil {
-		return nil, err
-	}
-	var out *controlplane.Task
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		var attempt int
-		if err := tx.QueryRowContext(ctx, `SELECT attempt FROM tasks WHERE id = ?`, tr.TaskID).Scan(&attempt); err != nil {
-			return fmt.Errorf("task %d: %w", tr.TaskID, mapErr(err))
-		}
-		t, err := db.transitionTx(ctx, tx, tr)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE allocations SET draining = 1 WHERE task_id = ? AND attempt = ?`,
-			tr.TaskID, attempt); err != nil {
-			return mapErr(err)
-		}
-		out = t
-		return nil
-	})
-	return out, err
-}
-
-// ListAllocations: see controlplane.SchedulingStore.
-func (db *DB) ListAllocations(ctx context.Context, nodeID string) ([]*controlplane.Allocation, error) {
-	q := `SELECT ` + allocCols + ` FROM allocations`
-	var args []any
-	if nodeID != "" {
-		q += ` WHERE node_id = ?`
-		args = append(args, nodeID)
-	}
-	q += ` ORDER BY task_id, attempt, device_pos`
-	return queryAll(ctx, db, scanAllocation, q, args...)
-}
 
 // staleWhere selects ledger rows whose attempt is no longer placed: the task
 // left scheduled/running, moved on to another attempt or node (or is gone).
@@ -178,12 +67,4 @@ func (db *DB) releaseTx(ctx context.Context, tx *sql.Tx, where string, args ...a
 	}
 	_, err := tx.ExecContext(ctx, `DELETE FROM allocations WHERE `+where, args...)
 	return mapErr(err)
-}
-
-// ListRetryable: see controlplane.SchedulingStore.
-func (db *DB) ListRetryable(ctx context.Context, limit int) ([]*controlplane.Task, error) {
-	limit = storeutil.ListLimit(limit)
-	return queryAll(ctx, db, scanTask, `SELECT `+taskCols+` FROM tasks WHERE state IN ('failed', 'timed_out')
-			AND attempt < max_retries AND NOT EXISTS (SELECT 1 FROM task_schedule s WHERE s.task_id = tasks.id AND s.final = 1)
-			ORDER BY finished_at, id LIMIT ?`, limit)
 }

@@ -3,10 +3,14 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"sort"
 	"time"
 
+	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 // shared lends the DB to the queries both stores share (storesql): reads on
@@ -125,7 +129,7 @@ func connErr(err error) error {
 func (shared) Contains(hay, needle string) string { return "instr(" + hay + ", " + needle + ") > 0" }
 
 // ForUpdate: a write transaction holds SQLite's only write lock already.
-func (shared) ForUpdate() string { return "" }
+func (shared) ForUpdate(...string) string { return "" }
 
 func (shared) InventoryHasVendor(v string) string {
 	return `EXISTS (SELECT 1 FROM json_each(nodes.inventory) WHERE json_extract(value, '$.vendor') = ` + v + `
@@ -137,3 +141,35 @@ func (shared) Bytewise(col string) string { return col }
 
 // LockTable: the write transaction (BEGIN IMMEDIATE) is exclusive already.
 func (shared) LockTable(string, string) string { return "" }
+
+// LabelsContain: one json_each test a label, keys sorted so the statement
+// text is stable for a given filter shape.
+func (shared) LabelsContain(a *storeutil.Args, col string, labels map[string]string) ([]string, error) {
+	keys := make([]string, 0, len(labels))
+	for k := range labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	conds := make([]string, 0, len(keys))
+	for _, k := range keys {
+		conds = append(conds, "EXISTS (SELECT 1 FROM json_each("+col+") WHERE key = "+a.Add(k)+
+			" AND value = "+a.Add(labels[k])+")")
+	}
+	return conds, nil
+}
+
+func (s shared) TransitionTx(ctx context.Context, c storesql.Conn, tr controlplane.Transition) (*controlplane.Task, error) {
+	tx, ok := c.(conn).q.(*sql.Tx)
+	if !ok {
+		return nil, errors.New("sqlite: task transition outside a write transaction")
+	}
+	return s.db.transitionTx(ctx, tx, tr)
+}
+
+func (s shared) InsertWorkflowSteps(ctx context.Context, c storesql.Conn, id int64, steps []*controlplane.WorkflowStep, now time.Time) error {
+	tx, ok := c.(conn).q.(*sql.Tx)
+	if !ok {
+		return errors.New("sqlite: workflow steps outside a write transaction")
+	}
+	return s.db.insertWorkflowSteps(ctx, tx, id, steps, now)
+}

@@ -7,51 +7,22 @@ import (
 	"fmt"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-const taskCols = `id, name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
-	models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
-	host_memory_mib, rdma, gang, gang_size, state, COALESCE(owner_id, 0), owner, attempt, node_id,
-	exit_code, reason, created_at, updated_at, started_at, finished_at, secret_env`
-
+// scanTask reads one row of storesql.TaskCols from a driver row, mapping
+// its error.
 func scanTask(row interface{ Scan(...any) error }) (*controlplane.Task, error) {
-	var t controlplane.Task
-	s := &t.Spec
-	var command, args, env, models, labels, secretEnv []byte
-	var exit sql.NullInt64
-	var created, updated int64
-	var started, finished sql.NullInt64
-	if err := row.Scan(&t.ID, &s.Name, &command, &s.Image, &args, &env, &s.DeviceCount, &s.MemoryMiB,
-		&s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
-		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize,
-		&t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &exit, &t.Reason, &created, &updated,
-		&started, &finished, &secretEnv); err != nil {
-		return nil, mapErr(err)
-	}
-	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
-		return nil, fmt.Errorf("task %d: %w", t.ID, err)
-	}
-	if err := storeutil.DecodeSecretEnv(s, secretEnv); err != nil {
-		return nil, fmt.Errorf("task %d: %w", t.ID, err)
-	}
-	if exit.Valid {
-		v := int(exit.Int64)
-		t.ExitCode = &v
-	}
-	t.CreatedAt, t.UpdatedAt = fromTS(created), fromTS(updated)
-	t.StartedAt, t.FinishedAt = fromNullTS(started), fromNullTS(finished)
-	return &t, nil
+	return storesql.ScanTask(shared{}, mappedRow{row})
 }
 
-// GetTask returns the task with id or ErrNotFound.
-func (db *DB) GetTask(ctx context.Context, id int64) (*controlplane.Task, error) {
-	t, err := scanTask(db.r.QueryRowContext(ctx, `SELECT `+taskCols+` FROM tasks WHERE id = ?`, id))
-	if err != nil {
-		return nil, fmt.Errorf("task %d: %w", id, err)
-	}
-	return t, nil
+// mappedRow maps a driver row's Scan error for the shared scanners.
+type mappedRow struct {
+	r interface{ Scan(...any) error }
 }
+
+func (m mappedRow) Scan(dest ...any) error { return connErr(m.r.Scan(dest...)) }
 
 // transitionSQL is one guarded update: it changes the row only if the task is
 // still in the expected state (and, for a retry, has retries left). Moving to
@@ -62,7 +33,7 @@ const transitionSQL = `UPDATE tasks SET state = ?1, reason = ?2, updated_at = ?3
 	started_at = CASE WHEN ?1 = 'running' THEN ?3 WHEN ?1 = 'queued' THEN NULL ELSE started_at END,
 	finished_at = CASE WHEN ?7 THEN ?3 WHEN ?1 = 'queued' THEN NULL ELSE finished_at END
 	WHERE id = ?8 AND state = ?9 AND (?4 = 0 OR attempt < max_retries)
-	RETURNING ` + taskCols
+	RETURNING ` + storesql.TaskCols
 
 // TransitionTask applies tr (guarded row update + event) in one transaction.
 // ErrConflict when the move is not in the transition table, the task is no
@@ -113,39 +84,4 @@ func (db *DB) transitionGuardError(ctx context.Context, tx *sql.Tx, tr controlpl
 		return fmt.Errorf("transition task %d: %w", tr.TaskID, mapErr(err))
 	}
 	return storeutil.GuardError(tr, err == nil, state, attempt, maxRetries)
-}
-
-// ListTaskEvents returns the task's events oldest first; ErrNotFound when the
-// task does not exist.
-func (db *DB) ListTaskEvents(ctx context.Context, taskID int64) ([]*controlplane.TaskEvent, error) {
-	var out []*controlplane.TaskEvent
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, task_id, from_state, to_state, reason, actor, at
-			FROM task_events WHERE task_id = ? ORDER BY id`, taskID)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var e controlplane.TaskEvent
-			var at int64
-			if err := rows.Scan(&e.ID, &e.TaskID, &e.From, &e.To, &e.Reason, &e.Actor, &at); err != nil {
-				return mapErr(err)
-			}
-			e.At = fromTS(at)
-			out = append(out, &e)
-		}
-		if err := rows.Err(); err != nil {
-			return mapErr(err)
-		}
-		if len(out) == 0 {
-			var one int
-			return mapErr(tx.QueryRowContext(ctx, `SELECT 1 FROM tasks WHERE id = ?`, taskID).Scan(&one))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("events of task %d: %w", taskID, err)
-	}
-	return out, nil
 }

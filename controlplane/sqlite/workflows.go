@@ -4,57 +4,26 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storesql"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// CreateWorkflow stores w (pending) and its steps (pending) with a first
-// event in one transaction.
-func (db *DB) CreateWorkflow(ctx context.Context, w *controlplane.Workflow, steps []*controlplane.WorkflowStep) error {
-	if err := storeutil.PrepareWorkflow(w, steps); err != nil {
-		return err
-	}
-	now := db.now()
-	var id int64
-	var owner string
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `INSERT INTO workflows (name, spec, state, owner_id, owner, tenant, project,
-			priority, reason, generation, resubmitted_from, created_at, updated_at)
-			VALUES (?, ?, 'pending', ?, COALESCE(NULLIF(?, ''), (SELECT username FROM users WHERE id = ?), ''),
-			?, ?, ?, ?, 0, ?, ?, ?) RETURNING id, owner`,
-			w.Name, string(w.Spec), nullID(w.OwnerID), w.Owner, w.OwnerID, w.Tenant, w.Project, w.Priority, w.Reason,
-			w.ResubmittedFrom, ts(now), ts(now)).Scan(&id, &owner)
-		if isForeignKey(err) {
-			return fmt.Errorf("workflow owner %d: %w", w.OwnerID, controlplane.ErrNotFound)
-		}
-		if err != nil {
-			return mapErr(err)
-		}
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO workflow_steps (workflow_id, position, name, step, item_index,
-			state, generation, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)`)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer ins.Close()
-		for i, s := range steps {
-			if _, err := ins.ExecContext(ctx, id, i, s.Name, s.Step, s.Index, ts(now)); err != nil {
-				return fmt.Errorf("step %s: %w", s.Name, mapErr(err))
-			}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO workflow_events (workflow_id, step, from_state, to_state, reason,
-			actor, at) VALUES (?, '', '', 'pending', ?, ?, ?)`, id, w.Reason, storeutil.FirstEventActor(owner), ts(now))
-		return mapErr(err)
-	})
+// insertWorkflowSteps is the store's part of the shared CreateWorkflow: one
+// prepared insert a step.
+func (db *DB) insertWorkflowSteps(ctx context.Context, tx *sql.Tx, id int64, steps []*controlplane.WorkflowStep, now time.Time) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO workflow_steps (workflow_id, position, name, step, item_index,
+		state, generation, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?)`)
 	if err != nil {
-		return fmt.Errorf("create workflow: %w", err)
+		return mapErr(err)
 	}
-	w.ID, w.Owner, w.State, w.Generation = id, owner, controlplane.WorkflowPending, 0
-	w.CreatedAt, w.UpdatedAt, w.StartedAt, w.FinishedAt = now, now, nil, nil
-	for _, s := range steps {
-		s.WorkflowID, s.State, s.TaskID, s.TaskState, s.Generation = id, controlplane.StepPending, 0, "", 0
-		s.ExitCode, s.Outputs, s.UpdatedAt, s.StartedAt, s.FinishedAt = nil, nil, now, nil, nil
+	defer ins.Close()
+	for i, s := range steps {
+		if _, err := ins.ExecContext(ctx, id, i, s.Name, s.Step, s.Index, ts(now)); err != nil {
+			return fmt.Errorf("step %s: %w", s.Name, mapErr(err))
+		}
 	}
 	return nil
 }

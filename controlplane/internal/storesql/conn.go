@@ -46,9 +46,9 @@ type Dialect interface {
 	// Contains is the condition "hay contains needle" (both SQL terms).
 	Contains(hay, needle string) string
 	// ForUpdate is the clause that locks the rows a SELECT in a write
-	// transaction reads ("" where the transaction already holds the
-	// only write lock).
-	ForUpdate() string
+	// transaction reads, of the tables aliased of (all when none); "" where
+	// the transaction already holds the only write lock.
+	ForUpdate(of ...string) string
 	// InventoryHasVendor is the condition on nodes.inventory (a JSON array
 	// of vendor snapshots) that some snapshot of vendor (a placeholder)
 	// lists devices; the dialects' JSON functions differ.
@@ -59,6 +59,10 @@ type Dialect interface {
 	// LockTable is the statement that locks table in mode for the rest of
 	// a write transaction, "" where that transaction is exclusive already.
 	LockTable(table, mode string) string
+	// LabelsContain adds the conditions that the JSON object in col holds
+	// every key and value of labels (PostgreSQL: jsonb containment through
+	// its GIN index; SQLite: one json_each test a key).
+	LabelsContain(a *storeutil.Args, col string, labels map[string]string) ([]string, error)
 }
 
 // DB is what a store lends the shared queries: its dialect, its clock and
@@ -77,6 +81,13 @@ type DB interface {
 	Write(ctx context.Context, fn func(Conn) error) error
 	// Tx runs fn in one write transaction.
 	Tx(ctx context.Context, fn func(Conn) error) error
+	// TransitionTx applies tr inside c, a transaction from Tx, with the
+	// store's guarded statement (the same as TransitionTask's), so that
+	// a state change commits together with the rows that go with it.
+	TransitionTx(ctx context.Context, c Conn, tr controlplane.Transition) (*controlplane.Task, error)
+	// InsertWorkflowSteps inserts a new workflow's steps (pending, in
+	// order) inside c, a transaction from Tx: the dialects' bulk inserts differ.
+	InsertWorkflowSteps(ctx context.Context, c Conn, workflowID int64, steps []*controlplane.WorkflowStep, now time.Time) error
 }
 
 // Queries implements the store methods whose SQL both dialects share. A

@@ -151,3 +151,45 @@ func (q Queries) GetTaskOutputs(ctx context.Context, taskID int64, attempt int) 
 	}
 	return m, err
 }
+
+// CreateWorkflow stores w (pending) and its steps (pending) with a first
+// event in one transaction; the steps go in through the store's bulk insert
+// (DB.InsertWorkflowSteps).
+func (q Queries) CreateWorkflow(ctx context.Context, w *controlplane.Workflow, steps []*controlplane.WorkflowStep) error {
+	if err := storeutil.PrepareWorkflow(w, steps); err != nil {
+		return err
+	}
+	now := q.db.Now()
+	var id int64
+	var owner string
+	err := q.db.Tx(ctx, func(c Conn) error {
+		err := c.QueryRow(ctx, `INSERT INTO workflows (name, spec, state, owner_id, owner, tenant, project,
+			priority, reason, generation, resubmitted_from, created_at, updated_at)
+			VALUES ($1, $2, 'pending', $3, COALESCE(NULLIF($4, ''), (SELECT username FROM users WHERE id = $5), ''),
+			$6, $7, $8, $9, 0, $10, $11, $11) RETURNING id, owner`,
+			w.Name, string(w.Spec), NullID(w.OwnerID), w.Owner, w.OwnerID, w.Tenant, w.Project, w.Priority, w.Reason,
+			w.ResubmittedFrom, q.db.Time(now)).Scan(&id, &owner)
+		if errors.Is(err, ErrForeignKey) {
+			return fmt.Errorf("workflow owner %d: %w", w.OwnerID, controlplane.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if err := q.db.InsertWorkflowSteps(ctx, c, id, steps, now); err != nil {
+			return err
+		}
+		_, err = c.Exec(ctx, `INSERT INTO workflow_events (workflow_id, step, from_state, to_state, reason,
+			actor, at) VALUES ($1, '', '', 'pending', $2, $3, $4)`, id, w.Reason, storeutil.FirstEventActor(owner), q.db.Time(now))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create workflow: %w", err)
+	}
+	w.ID, w.Owner, w.State, w.Generation = id, owner, controlplane.WorkflowPending, 0
+	w.CreatedAt, w.UpdatedAt, w.StartedAt, w.FinishedAt = now, now, nil, nil
+	for _, s := range steps {
+		s.WorkflowID, s.State, s.TaskID, s.TaskState, s.Generation = id, controlplane.StepPending, 0, "", 0
+		s.ExitCode, s.Outputs, s.UpdatedAt, s.StartedAt, s.FinishedAt = nil, nil, now, nil, nil
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package storesql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+)
+
+// The allocation ledger's rows. Binding and releasing stay in each store:
+// they ride on the store's task transition, and PostgreSQL moves released
+// rows to the history in one data-modifying statement.
+
+const allocCols = `id, task_id, attempt, node_id, device_pos, device_index, device_uuid, vendor, model,
+	memory_mib, compute_milli, qos, isolation, profile, part_start, cpu_milli, host_memory_mib,
+	tenant, project, priority, draining, created_at`
+
+func (q Queries) scanAllocation(row Row) (*controlplane.Allocation, error) {
+	var a controlplane.Allocation
+	if err := row.Scan(&a.ID, &a.TaskID, &a.Attempt, &a.NodeID, &a.DevicePos, &a.DeviceIndex, &a.DeviceUUID,
+		&a.Vendor, &a.Model, &a.MemoryMiB, &a.ComputeMilli, &a.QoS, &a.Isolation, &a.Profile, &a.PartStart,
+		&a.CPUMilli, &a.HostMemoryMiB, &a.Tenant, &a.Project, &a.Priority, &a.Draining, q.db.ScanTime(&a.CreatedAt)); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// InsertAllocation writes one ledger row of a binding (TaskID, Attempt and
+// CreatedAt set by the caller) on c and sets its ID.
+func InsertAllocation(ctx context.Context, d Dialect, c Conn, a *controlplane.Allocation) error {
+	if err := c.QueryRow(ctx, `INSERT INTO allocations (task_id, attempt, node_id, device_pos,
+		device_index, device_uuid, vendor, model, memory_mib, compute_milli, qos, isolation, profile,
+		part_start, cpu_milli, host_memory_mib, tenant, project, priority, draining, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, FALSE, $20)
+		RETURNING id`,
+		a.TaskID, a.Attempt, a.NodeID, a.DevicePos, a.DeviceIndex, a.DeviceUUID, a.Vendor, a.Model,
+		a.MemoryMiB, a.ComputeMilli, string(a.QoS), a.Isolation, a.Profile, a.PartStart, a.CPUMilli,
+		a.HostMemoryMiB, a.Tenant, a.Project, a.Priority, d.Time(a.CreatedAt)).Scan(&a.ID); err != nil {
+		return fmt.Errorf("insert allocation of task %d: %w", a.TaskID, err)
+	}
+	return nil
+}
+
+// ListAllocations: see controlplane.SchedulingStore.
+func (q Queries) ListAllocations(ctx context.Context, nodeID string) ([]*controlplane.Allocation, error) {
+	query := `SELECT ` + allocCols + ` FROM allocations`
+	a := q.args()
+	if nodeID != "" {
+		query += ` WHERE node_id = ` + a.Add(nodeID)
+	}
+	return all(ctx, q.db.Reader(), q.scanAllocation, query+` ORDER BY task_id, attempt, device_pos`, a.Vals...)
+}

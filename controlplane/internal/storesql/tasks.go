@@ -1,0 +1,171 @@
+package storesql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
+)
+
+// Task reads. Submitting (a bulk insert) and transitions (PostgreSQL: the
+// guarded update and its event in one statement) stay in each store.
+
+// TaskCols are the columns ScanTask reads, in order.
+const TaskCols = `id, name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
+	models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
+	host_memory_mib, rdma, gang, gang_size, state, COALESCE(owner_id, 0), owner, attempt, node_id,
+	exit_code, reason, created_at, updated_at, started_at, finished_at, secret_env`
+
+// ScanTask reads one row of TaskCols.
+func ScanTask(d Dialect, row Row) (*controlplane.Task, error) {
+	var t controlplane.Task
+	s := &t.Spec
+	var command, args, env, models, labels, secretEnv []byte
+	if err := row.Scan(&t.ID, &s.Name, &command, &s.Image, &args, &env, &s.DeviceCount, &s.MemoryMiB,
+		&s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
+		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize,
+		&t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason, d.ScanTime(&t.CreatedAt),
+		d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt), &secretEnv); err != nil {
+		return nil, err
+	}
+	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
+		return nil, fmt.Errorf("task %d: %w", t.ID, err)
+	}
+	if err := storeutil.DecodeSecretEnv(s, secretEnv); err != nil {
+		return nil, fmt.Errorf("task %d: %w", t.ID, err)
+	}
+	return &t, nil
+}
+
+func (q Queries) scanTask(row Row) (*controlplane.Task, error) { return ScanTask(q.db, row) }
+
+// GetTask returns the task with id or ErrNotFound.
+func (q Queries) GetTask(ctx context.Context, id int64) (*controlplane.Task, error) {
+	t, err := q.scanTask(q.db.Reader().QueryRow(ctx, `SELECT `+TaskCols+` FROM tasks WHERE id = $1`, id))
+	if err != nil {
+		return nil, fmt.Errorf("task %d: %w", id, err)
+	}
+	return t, nil
+}
+
+// ListTaskEvents returns the task's events oldest first; ErrNotFound when the
+// task does not exist.
+func (q Queries) ListTaskEvents(ctx context.Context, taskID int64) ([]*controlplane.TaskEvent, error) {
+	var out []*controlplane.TaskEvent
+	err := q.db.ReadTx(ctx, func(c Conn) error {
+		var err error
+		out, err = all(ctx, c, func(r Row) (*controlplane.TaskEvent, error) {
+			var e controlplane.TaskEvent
+			err := r.Scan(&e.ID, &e.TaskID, &e.From, &e.To, &e.Reason, &e.Actor, q.db.ScanTime(&e.At))
+			return &e, err
+		}, `SELECT id, task_id, from_state, to_state, reason, actor, at FROM task_events WHERE task_id = $1 ORDER BY id`, taskID)
+		if err != nil || len(out) > 0 {
+			return err
+		}
+		// Retention may have removed a finished task's events: no events
+		// is an empty history unless the task itself is missing.
+		var one int
+		return c.QueryRow(ctx, `SELECT 1 FROM tasks WHERE id = $1`, taskID).Scan(&one)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("events of task %d: %w", taskID, err)
+	}
+	return out, nil
+}
+
+// ListTasks returns one page of tasks matching f, newest first, and the
+// total. Labels must all match; CreatedAfter is inclusive, CreatedBefore
+// exclusive; Query is a case-insensitive substring of the name.
+func (q Queries) ListTasks(ctx context.Context, f controlplane.TaskFilter) ([]*controlplane.Task, int, error) {
+	where, a, err := q.taskWhere(f)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := []*controlplane.Task{}
+	var total int
+	err = q.db.ReadTx(ctx, func(c Conn) error {
+		var err error
+		total, err = page(ctx, c, "tasks", where, a, "id DESC", f.Page, TaskCols, q.scanTask, &out)
+		return err
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list tasks: %w", err)
+	}
+	return out, total, nil
+}
+
+func (q Queries) taskWhere(f controlplane.TaskFilter) ([]string, *storeutil.Args, error) {
+	var where []string
+	a := q.args()
+	if len(f.States) > 0 {
+		where = append(where, "state IN ("+q.inList(a, f.States)+")")
+	}
+	if f.OwnerID != 0 {
+		where = append(where, "owner_id = "+a.Add(f.OwnerID))
+	}
+	if len(f.Label) > 0 {
+		conds, err := q.db.LabelsContain(a, "tasks.labels", f.Label)
+		if err != nil {
+			return nil, nil, fmt.Errorf("label filter: %w", err)
+		}
+		where = append(where, conds...)
+	}
+	if f.CreatedAfter != nil {
+		where = append(where, "created_at >= "+a.AddTime(*f.CreatedAfter))
+	}
+	if f.CreatedBefore != nil {
+		where = append(where, "created_at < "+a.AddTime(*f.CreatedBefore))
+	}
+	if f.Query != "" {
+		where = append(where, `name `+q.db.ILike()+` `+a.Add(storeutil.ContainsPattern(f.Query))+` ESCAPE '\'`)
+	}
+	if f.NodeID != "" {
+		where = append(where, "node_id = "+a.Add(f.NodeID))
+	}
+	if f.Tenant != "" {
+		where = append(where, "tenant = "+a.Add(f.Tenant))
+	}
+	if sc := f.Scope; sc != nil {
+		cond := "owner_id = " + a.Add(sc.OwnerID)
+		if len(sc.Tenants) > 0 {
+			cond += " OR tenant IN (" + q.inList(a, sc.Tenants) + ")"
+		}
+		where = append(where, "("+cond+")")
+	}
+	return where, a, nil
+}
+
+// inList adds vs to a and returns their placeholders, comma-separated.
+func (q Queries) inList(a *storeutil.Args, vs any) string {
+	var ph []string
+	switch vs := vs.(type) {
+	case []controlplane.TaskState:
+		for _, v := range vs {
+			ph = append(ph, a.Add(string(v)))
+		}
+	case []string:
+		for _, v := range vs {
+			ph = append(ph, a.Add(v))
+		}
+	}
+	return joinComma(ph)
+}
+
+// ListTasksByState: see controlplane.SchedulingStore.
+func (q Queries) ListTasksByState(ctx context.Context, states []controlplane.TaskState, limit int) ([]*controlplane.Task, error) {
+	if len(states) == 0 {
+		return nil, nil
+	}
+	a := q.args()
+	in := q.inList(a, states)
+	return all(ctx, q.db.Reader(), q.scanTask, `SELECT `+TaskCols+` FROM tasks WHERE state IN (`+in+`)
+		ORDER BY priority DESC, created_at, id LIMIT `+a.Add(storeutil.ListLimit(limit)), a.Vals...)
+}
+
+// ListRetryable: see controlplane.SchedulingStore.
+func (q Queries) ListRetryable(ctx context.Context, limit int) ([]*controlplane.Task, error) {
+	return all(ctx, q.db.Reader(), q.scanTask, `SELECT `+TaskCols+` FROM tasks WHERE state IN ('failed', 'timed_out')
+		AND attempt < max_retries AND NOT EXISTS (SELECT 1 FROM task_schedule s WHERE s.task_id = tasks.id AND s.final)
+		ORDER BY finished_at, id LIMIT $1`, storeutil.ListLimit(limit))
+}
