@@ -101,6 +101,9 @@ type APIKey struct {
 	Role       Role
 	OwnerID    int64 // user who created it
 	NodeID     string
+	// Tenant scopes the key to one tenant: it acts only there, with at
+	// most its owner's role in that tenant ("" = not scoped).
+	Tenant     string
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time

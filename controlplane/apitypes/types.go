@@ -102,6 +102,7 @@ type APIKeyJSON struct {
 	Role       controlplane.Role `json:"role"`
 	OwnerID    int64             `json:"owner_id"`
 	NodeID     string            `json:"node_id"`
+	Tenant     string            `json:"tenant,omitempty" doc:"The one tenant a scoped key acts in"`
 	CreatedAt  time.Time         `json:"created_at"`
 	LastUsedAt *time.Time        `json:"last_used_at"`
 	RevokedAt  *time.Time        `json:"revoked_at"`

@@ -158,8 +158,12 @@ func (s *Service) authenticateKey(ctx context.Context, credential, ip string) (*
 			s.log.Warn("touch api key", "prefix", prefix, "err", err)
 		}
 	}
-	return &Principal{UserID: k.OwnerID, Username: e.owner.Username, Role: EffectiveKeyRole(k.Role, e.owner.Role), Tenant: e.owner.Tenant,
-		APIKeyID: k.ID, APIKeyPrefix: prefix, NodeID: k.NodeID}, nil
+	p := &Principal{UserID: k.OwnerID, Username: e.owner.Username, Role: EffectiveKeyRole(k.Role, e.owner.Role), Tenant: e.owner.Tenant,
+		APIKeyID: k.ID, APIKeyPrefix: prefix, NodeID: k.NodeID, KeyTenant: k.Tenant}
+	if k.Tenant != "" {
+		p.Tenant = k.Tenant
+	}
+	return p, nil
 }
 
 func (s *Service) auditKey(ctx context.Context, prefix, ip, result string) {
@@ -178,6 +182,23 @@ func (s *Service) auditKey(ctx context.Context, prefix, ip, result string) {
 // CreateAPIKey mints a key for owner with role (at most the owner's own
 // role, see CanGrant). The returned string is the only time the secret exists.
 func (s *Service) CreateAPIKey(ctx context.Context, owner *Principal, name string, role controlplane.Role, nodeID string, expiresAt *time.Time) (string, *controlplane.APIKey, error) {
+	return s.createKey(ctx, owner, name, role, nodeID, "", expiresAt)
+}
+
+// CreateTenantAPIKey mints a key that acts only in tenant, with role user
+// or viewer (never a cluster role: its reach is its owner's membership of
+// the tenant, which the API applies per request).
+func (s *Service) CreateTenantAPIKey(ctx context.Context, owner *Principal, name string, role controlplane.Role, tenant string, expiresAt *time.Time) (string, *controlplane.APIKey, error) {
+	if role != controlplane.RoleUser && role != controlplane.RoleViewer {
+		return "", nil, controlplane.Invalidf("a tenant API key has role user or viewer, not %q", role)
+	}
+	if tenant == "" {
+		return "", nil, controlplane.Invalidf("a tenant API key needs a tenant")
+	}
+	return s.createKey(ctx, owner, name, role, "", tenant, expiresAt)
+}
+
+func (s *Service) createKey(ctx context.Context, owner *Principal, name string, role controlplane.Role, nodeID, tenant string, expiresAt *time.Time) (string, *controlplane.APIKey, error) {
 	switch {
 	case name == "" || len(name) > 128:
 		return "", nil, controlplane.Invalidf("name must be 1–128 characters")
@@ -193,7 +214,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, owner *Principal, name strin
 		return "", nil, err
 	}
 	k := &controlplane.APIKey{Name: name, Prefix: prefix, SecretHash: hash, Role: role, OwnerID: owner.UserID,
-		NodeID: nodeID, ExpiresAt: expiresAt, CreatedAt: s.cfg.Now()}
+		NodeID: nodeID, Tenant: tenant, ExpiresAt: expiresAt, CreatedAt: s.cfg.Now()}
 	if err := s.store.CreateAPIKey(ctx, k); err != nil {
 		return "", nil, fmt.Errorf("store api key: %w", err)
 	}

@@ -73,6 +73,9 @@ type Principal struct {
 	// Memberships are the caller's tenant roles, loaded per request by the
 	// API (nil for agents); see tenancy.go.
 	Memberships []*controlplane.Membership
+	// KeyTenant is the tenant a tenant-scoped API key acts in ("" else):
+	// such a caller is never cluster-wide and belongs only to that tenant.
+	KeyTenant string
 }
 
 // Actor is the audit log's name for the principal.

@@ -8,7 +8,25 @@ import "github.com/heteroflow/heteroflow/controlplane"
 
 // ClusterWide reports whether p's cluster role spans every tenant.
 func (p *Principal) ClusterWide() bool {
-	return p != nil && (p.Role == controlplane.RoleAdmin || p.Role == controlplane.RoleOperator)
+	return p != nil && p.KeyTenant == "" && (p.Role == controlplane.RoleAdmin || p.Role == controlplane.RoleOperator)
+}
+
+// NarrowToKeyTenant keeps only the membership of a tenant-scoped key's
+// tenant, capped at viewer for a viewer key; the key of an owner who is
+// no longer a member belongs to no tenant.
+func (p *Principal) NarrowToKeyTenant() {
+	if p == nil || p.KeyTenant == "" {
+		return
+	}
+	var out []*controlplane.Membership
+	if m := controlplane.MembershipIn(p.Memberships, p.KeyTenant); m != nil {
+		c := *m
+		if p.Role == controlplane.RoleViewer {
+			c.Role = controlplane.TenantViewerRole
+		}
+		out = append(out, &c)
+	}
+	p.Memberships = out
 }
 
 // MembershipOf returns p's membership of tenant, or nil. A disabled

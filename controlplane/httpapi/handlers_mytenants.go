@@ -82,8 +82,8 @@ func (a *API) switchTenant(ctx context.Context, in *switchTenantIn) (*Body[MyTen
 	p := PrincipalFrom(ctx)
 	want := in.Body.Tenant
 	SetAudit(ctx, "auth.tenant.switch", tenantTarget(want))
-	if p.Role == controlplane.RoleAgent {
-		return nil, tenantForbidden(want)
+	if p.Role == controlplane.RoleAgent || (p.KeyTenant != "" && want != p.KeyTenant) {
+		return nil, tenantForbidden(want) // agents and tenant-scoped keys stay where they are
 	}
 	if want != "" {
 		t, err := a.loadTenant(ctx, want)

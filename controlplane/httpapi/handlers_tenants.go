@@ -139,6 +139,7 @@ func (a *API) registerTenants() {
 	Register(a, huma.Operation{OperationID: "update-tenant-project", Metadata: Audited("tenant.project.update"), Method: http.MethodPatch, Path: base + "/{tenant}/projects/{project}",
 		Summary: "Rename, disable or enable a project (cluster admin or tenant admin)", Tags: tags, Errors: []int{404}}, manage, a.patchProject)
 	a.registerMyTenants()
+	a.registerTenantKeys()
 }
 
 func tenantTarget(name string) string { return "tenant/" + name }

@@ -133,6 +133,21 @@ var matrix = map[string]matrixCase{
 		require.NoError(e.t, e.store.(controlplane.TenantStore).CreateProject(context.Background(), &controlplane.Project{Tenant: t, Name: p}))
 		return "/api/v1/tenants/" + t + "/projects/" + p, map[string]bool{"disabled": true}
 	}},
+	// Scoped keys are minted by members of the tenant only, so the
+	// tenant-less callers here are all refused creation.
+	"GET /api/v1/tenants/{tenant}/apikeys": {allowed: operatorUp, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant() + "/apikeys", nil
+	}},
+	"POST /api/v1/tenants/{tenant}/apikeys": {allowed: nil, req: func(e *env, _ controlplane.Role) (string, any) {
+		return "/api/v1/tenants/" + e.tenant() + "/apikeys", map[string]string{"name": "k"}
+	}},
+	"DELETE /api/v1/tenants/{tenant}/apikeys/{id}": {allowed: operatorUp, req: func(e *env, r controlplane.Role) (string, any) {
+		t, owner := e.tenant(), e.owner(r)
+		p := &auth.Principal{UserID: owner.ID, Username: owner.Username, Role: controlplane.RoleUser}
+		_, k, err := e.auth.CreateTenantAPIKey(context.Background(), p, "tk", controlplane.RoleViewer, t, nil)
+		require.NoError(e.t, err)
+		return fmt.Sprintf("/api/v1/tenants/%s/apikeys/%d", t, k.ID), nil
+	}},
 }
 
 // tenant creates a fresh tenant and returns its name.

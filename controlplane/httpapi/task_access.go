@@ -35,6 +35,8 @@ func TaskVisible(p *auth.Principal, t *controlplane.Task) bool {
 		return true
 	case p.Role == controlplane.RoleAgent:
 		return p.NodeID != "" && t.NodeID == p.NodeID
+	case p.KeyTenant != "" && t.Spec.Tenant != p.KeyTenant:
+		return false // a tenant-scoped key sees its tenant only
 	case t.OwnerID != 0 && t.OwnerID == p.UserID:
 		return true
 	}
@@ -68,6 +70,12 @@ func scopeTaskFilter(p *auth.Principal, f *controlplane.TaskFilter) (ok bool) {
 		}
 		f.NodeID = p.NodeID
 	default:
+		if p.KeyTenant != "" {
+			if f.Tenant != "" && f.Tenant != p.KeyTenant {
+				return false
+			}
+			f.Tenant = p.KeyTenant
+		}
 		f.Scope = &controlplane.TaskScope{Tenants: p.TasksTenants(), OwnerID: p.UserID}
 	}
 	return true

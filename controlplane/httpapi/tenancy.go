@@ -30,6 +30,7 @@ func (a *API) loadMemberships(ctx context.Context, p *auth.Principal) error {
 		return fmt.Errorf("load tenant memberships: %w", err)
 	}
 	p.Memberships = ms
+	p.NarrowToKeyTenant()
 	return nil
 }
 
@@ -48,6 +49,15 @@ func tenantErr(tenant string, err error) error {
 // (and its free-text project) stays possible, as before tenants were
 // objects.
 func (a *API) admitTaskTenant(ctx context.Context, p *auth.Principal, spec *controlplane.TaskSpec) error {
+	if p.KeyTenant != "" {
+		// A tenant-scoped key submits into its tenant only.
+		if spec.Tenant == "" {
+			spec.Tenant = p.KeyTenant
+		}
+		if spec.Tenant != p.KeyTenant {
+			return tenantForbidden(spec.Tenant)
+		}
+	}
 	if spec.Tenant == "" {
 		spec.Tenant = p.Tenant
 		if p.UserID != 0 {

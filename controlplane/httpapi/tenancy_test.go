@@ -261,3 +261,75 @@ func TestUsersTenantFieldAdopted(t *testing.T) {
 	require.Equal(t, "legacy", ms[0].Tenant)
 	require.Equal(t, controlplane.TenantViewerRole, ms[0].Role)
 }
+
+// TestTenantScopedAPIKeys: a key minted in a tenant acts only there, with
+// at most its owner's role there, and loses its reach when the owner
+// leaves the tenant; creating and revoking are audited.
+func TestTenantScopedAPIKeys(t *testing.T) {
+	te := newTenancyEnv(t)
+	ts := te.store.(controlplane.TenantStore)
+	_, err := ts.PutMember(context.Background(), "globex", te.ids["bob"], controlplane.TenantMemberRole)
+	require.NoError(t, err)
+	var created CreatedAPIKeyJSON
+	require.Equal(t, 201, te.call(http.MethodPost, "/api/v1/tenants/acme/apikeys", te.tok["bob"], map[string]string{"name": "ci"}, &created))
+	require.Equal(t, "acme", created.Tenant)
+	require.Equal(t, controlplane.RoleUser, created.Role)
+	key := created.Key
+
+	// Into acme by default; never into globex, where bob is also a member.
+	var task TaskJSON
+	require.Equal(t, 201, te.call(http.MethodPost, "/api/v1/tasks", key, map[string]any{"name": "k", "command": []string{"true"}}, &task))
+	require.Equal(t, "acme", task.Tenant)
+	st, er := te.apiErr(http.MethodPost, "/api/v1/tasks", key, map[string]any{"name": "k", "command": []string{"true"}, "tenant": "globex"})
+	require.Equal(t, 403, st)
+	require.Equal(t, CodeTenantForbidden, er.Code)
+	_, _, inGlobex := te.submit("bob", "globex")
+	st, _ = te.apiErr(http.MethodGet, "/api/v1/tasks/"+itoa(inGlobex.ID), key, nil)
+	require.Equal(t, 404, st, "the key does not see its owner's tasks in other tenants")
+	var l List[TaskJSON]
+	require.Equal(t, 200, te.call(http.MethodGet, "/api/v1/tasks", key, nil, &l))
+	require.Equal(t, 1, l.Total)
+	st, _ = te.apiErr(http.MethodPut, "/api/v1/auth/tenant", key, map[string]string{"tenant": "globex"})
+	require.Equal(t, 403, st)
+
+	// A tenant viewer mints viewer keys only, and those submit nothing.
+	st, er = te.apiErr(http.MethodPost, "/api/v1/tenants/acme/apikeys", te.tok["vic"], map[string]string{"name": "v", "role": "user"})
+	require.Equal(t, 403, st)
+	require.Equal(t, CodeTenantReadOnly, er.Code)
+	var vk CreatedAPIKeyJSON
+	require.Equal(t, 201, te.call(http.MethodPost, "/api/v1/tenants/acme/apikeys", te.tok["vic"], map[string]string{"name": "v", "role": "viewer"}, &vk))
+	st, _ = te.apiErr(http.MethodPost, "/api/v1/tasks", vk.Key, map[string]any{"name": "k", "command": []string{"true"}})
+	require.Equal(t, 403, st)
+	// Outsiders mint none.
+	st, er = te.apiErr(http.MethodPost, "/api/v1/tenants/acme/apikeys", te.tok["gil"], map[string]string{"name": "g"})
+	require.Equal(t, 403, st)
+	require.Equal(t, CodeTenantForbidden, er.Code)
+
+	// Listing: the tenant admin sees both keys, bob his own.
+	var keys List[APIKeyJSON]
+	require.Equal(t, 200, te.call(http.MethodGet, "/api/v1/tenants/acme/apikeys", te.tok["ann"], nil, &keys))
+	require.Equal(t, 2, keys.Total)
+	require.Equal(t, 200, te.call(http.MethodGet, "/api/v1/tenants/acme/apikeys", te.tok["bob"], nil, &keys))
+	require.Equal(t, 1, keys.Total)
+
+	// Bob leaves acme: his key acts nowhere at once.
+	require.NoError(t, ts.RemoveMember(context.Background(), "acme", te.ids["bob"]))
+	st, er = te.apiErr(http.MethodPost, "/api/v1/tasks", key, map[string]any{"name": "k", "command": []string{"true"}})
+	require.Equal(t, 403, st)
+	require.Equal(t, CodeTenantForbidden, er.Code)
+
+	// The tenant admin revokes the viewer's key; it is refused afterwards.
+	require.Equal(t, 204, te.call(http.MethodDelete, "/api/v1/tenants/acme/apikeys/"+itoa(vk.ID), te.tok["ann"], nil, nil))
+	st, _ = te.apiErr(http.MethodGet, "/api/v1/tasks", vk.Key, nil)
+	require.Equal(t, 401, st)
+	st, _ = te.apiErr(http.MethodDelete, "/api/v1/tenants/globex/apikeys/"+itoa(created.ID), te.tok["gil"], nil)
+	require.Equal(t, 404, st, "another tenant's member does not find the key")
+
+	n := 0
+	for _, a := range te.audit("module=api") {
+		if (a.Action == "apikey.create" || a.Action == "apikey.revoke") && a.Result == "ok" {
+			n++
+		}
+	}
+	require.Equal(t, 3, n, "two creations and a revocation audited")
+}

@@ -78,7 +78,7 @@ func taskJSON(t *controlplane.Task) TaskJSON {
 }
 
 func apiKeyJSON(k *controlplane.APIKey) APIKeyJSON {
-	return APIKeyJSON{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Role: k.Role, OwnerID: k.OwnerID, NodeID: k.NodeID,
+	return APIKeyJSON{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Role: k.Role, OwnerID: k.OwnerID, NodeID: k.NodeID, Tenant: k.Tenant,
 		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt, ExpiresAt: k.ExpiresAt}
 }
 

@@ -28,6 +28,7 @@ func RunTenants(t *testing.T, open TenantOpener) {
 		{"Projects", testProjects},
 		{"Members", testMembers},
 		{"TaskScope", testTaskScope},
+		{"APIKeyTenant", testAPIKeyTenant},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -217,4 +218,25 @@ func testTaskScope(t *testing.T, s TenantStore) {
 			require.Equal(t, tc.want, taskIDs(got))
 		})
 	}
+}
+
+func testAPIKeyTenant(t *testing.T, s TenantStore) {
+	c := ctx(t)
+	u := mkUser(t, s, "keyowner", controlplane.RoleUser)
+	k := &controlplane.APIKey{Name: "scoped", Prefix: "scoped1", SecretHash: "h", Role: controlplane.RoleViewer, OwnerID: u.ID, Tenant: "acme"}
+	require.NoError(t, s.CreateAPIKey(c, k))
+	plain := &controlplane.APIKey{Name: "plain", Prefix: "plain1", SecretHash: "h", Role: controlplane.RoleViewer, OwnerID: u.ID}
+	require.NoError(t, s.CreateAPIKey(c, plain))
+	got, err := s.GetAPIKeyByPrefix(c, "scoped1")
+	require.NoError(t, err)
+	require.Equal(t, "acme", got.Tenant)
+	got, err = s.GetAPIKeyByPrefix(c, "plain1")
+	require.NoError(t, err)
+	require.Empty(t, got.Tenant)
+	list, _, err := s.ListAPIKeys(c, u.ID, controlplane.Page{Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	require.Equal(t, "plain", list[0].Name)
+	require.Equal(t, "", list[0].Tenant)
+	require.Equal(t, "acme", list[1].Tenant)
 }

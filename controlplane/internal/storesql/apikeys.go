@@ -13,14 +13,14 @@ import (
 // API keys and node bootstrap tokens.
 
 const apiKeyCols = `id, name, prefix, secret_hash, role, COALESCE(owner_id, 0), node_id, expires_at,
-	last_used_at, revoked_at, created_at`
+	last_used_at, revoked_at, created_at, tenant`
 
 func (q Queries) scanAPIKey(row Row) (*controlplane.APIKey, error) {
 	var k controlplane.APIKey
 	d := q.db
 	if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.SecretHash, &k.Role, &k.OwnerID, &k.NodeID,
 		d.ScanNullTime(&k.ExpiresAt), d.ScanNullTime(&k.LastUsedAt), d.ScanNullTime(&k.RevokedAt),
-		d.ScanTime(&k.CreatedAt)); err != nil {
+		d.ScanTime(&k.CreatedAt), &k.Tenant); err != nil {
 		return nil, err
 	}
 	return &k, nil
@@ -36,9 +36,9 @@ func (q Queries) CreateAPIKey(ctx context.Context, k *controlplane.APIKey) error
 	k.ExpiresAt = storeutil.TruncPtr(k.ExpiresAt)
 	return q.db.Write(ctx, func(c Conn) error {
 		err := c.QueryRow(ctx, `INSERT INTO api_keys (name, prefix, secret_hash, role, owner_id, node_id,
-			expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+			expires_at, created_at, tenant) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
 			k.Name, k.Prefix, k.SecretHash, k.Role, NullID(k.OwnerID), k.NodeID, q.db.NullTime(k.ExpiresAt),
-			q.db.Time(now)).Scan(&k.ID)
+			q.db.Time(now), k.Tenant).Scan(&k.ID)
 		if errors.Is(err, ErrForeignKey) {
 			return fmt.Errorf("api key owner %d: %w", k.OwnerID, controlplane.ErrNotFound)
 		}

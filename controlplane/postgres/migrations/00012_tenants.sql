@@ -3,7 +3,8 @@
 -- and memberships with a per-tenant role (tenant-admin, member, viewer).
 -- Existing free-text tenants (users, tasks, quotas) become tenant rows,
 -- their (tenant, project) pairs project rows, and each user with a tenant
--- a member of it (viewers as viewer, everyone else as member).
+-- a member of it (viewers as viewer, everyone else as member). API keys
+-- gain a tenant column for keys scoped to one tenant.
 
 -- +goose Up
 CREATE TABLE tenants (
@@ -51,7 +52,11 @@ INSERT INTO tenant_members (tenant_id, user_id, role, created_at)
 SELECT t.id, u.id, CASE u.role WHEN 'viewer' THEN 'viewer' ELSE 'member' END, t.created_at
 FROM users u JOIN tenants t ON t.name = u.tenant;
 
+-- API keys scoped to one tenant ('' = not scoped).
+ALTER TABLE api_keys ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+
 -- +goose Down
+ALTER TABLE api_keys DROP COLUMN tenant;
 DROP TABLE tenant_members;
 DROP TABLE projects;
 DROP TABLE tenants;
