@@ -225,7 +225,7 @@ func (s *Service) binding(ctx context.Context, pd *pending) (controlplane.Bindin
 		a.Isolation, a.Profile, a.PartStart = sl.Isolation, sl.Profile, sl.Start
 		rows = append(rows, &a)
 		devs = append(devs, protocol.DeviceSlice{Vendor: d.Vendor, Index: d.Index, UUID: d.UUID, MemoryMiB: int(sl.MemoryMiB),
-			ComputePercent: int(sl.ComputeMilli) / 10, Isolation: sl.Isolation, Profile: sl.Profile})
+			ComputePercent: int(sl.ComputeMilli) / 10, Isolation: sl.Isolation, Profile: sl.Profile, Card: d.Card, Chip: d.Chip})
 	}
 	if len(rows) == 0 {
 		a := base

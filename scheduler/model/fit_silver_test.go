@@ -31,3 +31,20 @@ func TestSilverOnlyWhereEnforced(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeKeepsCardAndChip: a multi-chip card's physical board and chip
+// reach the scheduler's device (and from there the agent's slice), so the
+// vendor CLI and device nodes name the right chip.
+func TestNodeKeepsCardAndChip(t *testing.T) {
+	t.Parallel()
+	card, chip := 3, 1
+	mem := int64(21527)
+	n, err := NewNodeFromInventory("a310p", nil, 8000, 64000, "", inventory.VendorAscend,
+		[]inventory.Device{{Index: 13, Model: "310P3", MemoryTotalMiB: &mem, Card: &card, Chip: &chip}})
+	require.NoError(t, err)
+	d := n.Devices[0]
+	require.Equal(t, 13, d.Index, "the Chip Logic ID npu-smi prints")
+	require.Equal(t, 3, *d.Card)
+	require.Equal(t, 1, *d.Chip)
+	require.Equal(t, "vnpu", d.Isolation.Hardware)
+}

@@ -33,6 +33,11 @@ type Device struct {
 	// MIGReserved are the memory slices (bit i = slice i of 8) held by MIG
 	// instances the inventory lists; the ledger's own partitions are OR-ed in.
 	MIGReserved uint16 `json:"mig_reserved,omitempty"`
+	// Card and Chip are the physical board and chip of a multi-chip card
+	// (Ascend 310P: several logical chips per NPU ID; Kunlunxin: the /dev
+	// minor), passed to the agent for the vendor CLI and device nodes.
+	Card *int `json:"card,omitempty"`
+	Chip *int `json:"chip,omitempty"`
 
 	modelID int // interned (vendor, model), set by Cluster.AddNode
 }
@@ -86,7 +91,7 @@ func NewNodeFromInventory(name string, labels map[string]string, cpuMilli, memor
 	n := Node{Name: name, Labels: labels, CPUMilli: cpuMilli, MemoryMiB: memoryMiB, RDMA: rdma}
 	for _, d := range devs {
 		sd := Device{Index: d.Index, Vendor: vendor, Model: d.Model, NUMA: -1,
-			Links: d.Links, Isolation: d.Isolation}
+			Links: d.Links, Isolation: d.Isolation, Card: d.Card, Chip: d.Chip}
 		if d.UUID != nil {
 			sd.UUID = *d.UUID
 		}
