@@ -16,7 +16,7 @@ import (
 // task runner down.
 func (a *Agent) runCollector(ctx context.Context) {
 	cfg := collector.AgentConfig{Vendors: vendorsOf(a.inv), ServerURL: a.cl.baseURL(), APIKey: a.creds.APIKey,
-		HostMetrics: true, NodeName: a.creds.NodeID, TLS: a.exporterTLS()}
+		HostMetrics: true, NodeName: a.creds.NodeID, TLS: a.exporterTLS(ctx)}
 	doc, err := cfg.YAML()
 	if err != nil {
 		a.cfg.Logger.Error("collector config", "err", err)
@@ -37,12 +37,14 @@ func (a *Agent) runCollector(ctx context.Context) {
 }
 
 // exporterTLS gives the exporter the same trust and client certificate as
-// the agent's API client. A pinned fingerprint has no equivalent in the
-// collector's TLS settings; the exporter then relies on the system roots
-// and the CA bundle is not a server root (documented gap).
-func (a *Agent) exporterTLS() collector.ExporterTLS {
+// the agent's API client: the CA file, or for a pinned fingerprint the
+// pinned certificate itself (pinnedServerCA).
+func (a *Agent) exporterTLS(ctx context.Context) collector.ExporterTLS {
 	var t collector.ExporterTLS
 	t.CAFile = a.cfg.CAFile
+	if pinned := a.pinnedServerCA(ctx); pinned != "" {
+		t.CAFile = pinned
+	}
 	crt, key := filepath.Join(a.cfg.DataDir, credentials.CertFile), filepath.Join(a.cfg.DataDir, credentials.KeyFile)
 	if _, err := os.Stat(key); err == nil {
 		t.CertFile, t.KeyFile = crt, key

@@ -101,6 +101,9 @@ describe('web console', () => {
     await page.locator('#password').fill('not-the-password');
     await page.getByTestId('login-submit').click();
     await page.getByTestId('login-error').waitFor();
+    // The server's stable code, in the console's language: nothing raw or English.
+    const text = (await page.getByTestId('login-error').textContent()).trim();
+    assert.equal(text, '用户名或密码错误，或账户已被临时锁定。', text);
   });
 
   step('admin logs in', async () => {

@@ -3,6 +3,7 @@
 // known admin password, launches Debian's Chromium through playwright-core
 // (never a downloaded browser), and cleans both up.
 import { spawn } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,8 +46,32 @@ export async function watchPage(browser, { pageErrors, dialogs, timeout = 20_000
   return page;
 }
 
-/** startServer runs $HETEROFLOW_BIN server and waits until /health answers 200. */
-export async function startServer() {
+/**
+ * fetchAs is fetch for the harness: over https with opts.ca (PEM) trusted
+ * when given, since Node's fetch takes no CA of its own. It answers
+ * {status, text()}.
+ */
+async function fetchAs(url, { method = 'GET', headers = {}, body, ca } = {}) {
+  if (!ca || !url.startsWith('https:')) return fetch(url, { method, headers, body });
+  return new Promise((ok, fail) => {
+    const req = httpsRequest(url, { method, headers, ca }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => ok({ status: res.statusCode, text: async () => Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', fail);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/**
+ * startServer runs $HETEROFLOW_BIN server and waits until /health answers
+ * 200. opts.args are extra server flags; opts.ca (PEM) marks a server that
+ * serves https (--tls-cert/--tls-key in args) with a certificate that CA
+ * signed, for the harness's own requests.
+ */
+export async function startServer(opts = {}) {
   const bin = process.env.HETEROFLOW_BIN;
   if (!bin) {
     throw new Error('HETEROFLOW_BIN is not set: build the binary (make build) and run `make test-web`, or HETEROFLOW_BIN=/abs/path/heteroflow npm test');
@@ -54,7 +79,8 @@ export async function startServer() {
   const dataDir = await mkdtemp(join(tmpdir(), 'hf-web-e2e-'));
   const apiPort = await freePort();
   const consolePort = await freePort();
-  const args = ['server', '--data-dir', dataDir, '--api-addr', `127.0.0.1:${apiPort}`, '--console-addr', `127.0.0.1:${consolePort}`];
+  const args = ['server', '--data-dir', dataDir, '--api-addr', `127.0.0.1:${apiPort}`, '--console-addr', `127.0.0.1:${consolePort}`, ...(opts.args ?? [])];
+  const scheme = opts.ca ? 'https' : 'http';
   const log = [];
   const proc = spawn(bin, args, {
     // Run inside the temp dir so that any relative path the server resolves stays in it.
@@ -70,8 +96,9 @@ export async function startServer() {
   });
 
   const server = {
-    apiURL: `http://127.0.0.1:${apiPort}`,
-    consoleURL: `http://127.0.0.1:${consolePort}`,
+    apiURL: `${scheme}://127.0.0.1:${apiPort}`,
+    consoleURL: `${scheme}://127.0.0.1:${consolePort}`,
+    ca: opts.ca,
     log: () => log.join(''),
     async stop() {
       if (exited === null) {
@@ -92,7 +119,7 @@ export async function startServer() {
       throw new Error(`heteroflow server exited early (${JSON.stringify(exited)}):\n${server.log()}`);
     }
     try {
-      const [api, ui] = await Promise.all([fetch(`${server.apiURL}/health`), fetch(`${server.consoleURL}/health`)]);
+      const [api, ui] = await Promise.all([fetchAs(`${server.apiURL}/health`, { ca: opts.ca }), fetchAs(`${server.consoleURL}/health`, { ca: opts.ca })]);
       if (api.status === 200 && ui.status === 200) return server;
     } catch {
       // not listening yet
@@ -105,8 +132,12 @@ export async function startServer() {
   }
 }
 
-/** launchBrowser starts headless Chromium with a fresh profile; close() removes it. */
-export async function launchBrowser() {
+/**
+ * launchBrowser starts headless Chromium with a fresh profile; close()
+ * removes it. opts.ignoreHTTPSErrors accepts a test server's self-signed
+ * certificate, as a user who checked its fingerprint would.
+ */
+export async function launchBrowser(opts = {}) {
   const profile = await mkdtemp(join(tmpdir(), 'hf-web-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -123,6 +154,7 @@ export async function launchBrowser() {
     ],
     viewport: { width: 1440, height: 900 },
     locale: 'zh-CN',
+    ignoreHTTPSErrors: opts.ignoreHTTPSErrors ?? false,
   });
   return {
     context,
@@ -135,7 +167,8 @@ export async function launchBrowser() {
 
 /** api calls the REST API directly (used to set up data the scenario then uses in the UI). */
 export async function api(server, method, path, { token, body } = {}) {
-  const res = await fetch(`${server.apiURL}${path}`, {
+  const res = await fetchAs(`${server.apiURL}${path}`, {
+    ca: server.ca,
     method,
     headers: {
       ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),

@@ -33,7 +33,9 @@ async function adminToken(server) {
  * label sim=<name>; default vendor), labels ({k: v}), heartbeat (agent
  * --heartbeat, default "2s" so state changes show quickly), collector
  * (default true: the agent's embedded collector pushes metrics),
- * timeoutMs (default 60 s).
+ * timeoutMs (default 60 s), token (a bootstrap token to enrol with instead
+ * of a new one), serverURL (the --server the agent is given; default
+ * server.apiURL), agentArgs (extra agent flags, e.g. --server-fingerprint).
  *
  * Returns {nodeId, name, dir, statePath, log(), stop()}. stop() ends the
  * agent (SIGTERM, then SIGKILL), keeps its log in web/test-results and
@@ -56,14 +58,19 @@ export async function startSimulatedNode(server, opts) {
   await run(bin, ['fakesmi', 'install', '--dir', join(dir, 'bin'), '--profile', profilePath, '--state', statePath, '--log', join(dir, 'cli.log')]);
 
   const token = await adminToken(server);
-  const tok = await api(server, 'POST', '/api/v1/bootstrap-tokens', { token, body: { description: `web test node ${name}` } });
-  if (tok.status !== 201) throw new Error(`nodes.mjs: create bootstrap token failed (${tok.status}): ${tok.text}`);
+  let bootstrap = opts.token;
+  if (!bootstrap) {
+    const tok = await api(server, 'POST', '/api/v1/bootstrap-tokens', { token, body: { description: `web test node ${name}` } });
+    if (tok.status !== 201) throw new Error(`nodes.mjs: create bootstrap token failed (${tok.status}): ${tok.text}`);
+    bootstrap = tok.body.token;
+  }
 
   const agentDir = join(dir, 'agent');
-  const args = ['agent', '--server', server.apiURL, '--token', tok.body.token, '--data-dir', agentDir,
+  const args = ['agent', '--server', opts.serverURL ?? server.apiURL, '--token', bootstrap, '--data-dir', agentDir,
     '--heartbeat', opts.heartbeat ?? '2s', '--name', name.replace(/[^A-Za-z0-9._-]/g, '-'), '--label', `sim=${name}`];
   for (const [k, v] of Object.entries(opts.labels ?? {})) args.push('--label', `${k}=${v}`);
   if (opts.collector === false) args.push('--no-collector');
+  args.push(...(opts.agentArgs ?? []));
   const log = [];
   const proc = spawn(bin, args, {
     cwd: dir,

@@ -31,5 +31,17 @@ export default function EChart({ option, height = 360 }: { option: EChartsCoreOp
     chart.current?.setOption(option, { notMerge: true });
   }, [option]);
 
-  return <div ref={ref} style={{ width: '100%', height }} data-testid="echart" />;
+  // What the chart draws, for tests and accessibility tools: the series'
+  // names (legend entries) and the legend's layout.
+  const series = Array.isArray(option.series) ? (option.series as { name?: string }[]) : [];
+  const legend = (option.legend as { type?: string } | undefined)?.type ?? 'plain';
+  return (
+    <div
+      ref={ref}
+      style={{ width: '100%', height }}
+      data-testid="echart"
+      data-series={JSON.stringify(series.map((s) => s.name ?? ''))}
+      data-legend={legend}
+    />
+  );
 }

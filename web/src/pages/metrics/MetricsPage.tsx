@@ -4,13 +4,14 @@
 // the input, not as toasts, because fixing the expression is the next step.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Card, Input, Segmented, Select, Space, Tabs, Typography } from 'antd';
+import { Alert, Button, Card, Segmented, Select, Space, Tabs, Typography } from 'antd';
 import { CaretRightOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { prom, RANGES, stepFor, type RangeKey } from '../../api/prometheus';
 import { errorText } from '../../components/notify';
 import RangeChart, { MAX_SERIES } from './RangeChart';
 import ResultTable from './ResultTable';
+import QueryInput from './QueryInput';
 
 interface Run {
   expr: string;
@@ -75,21 +76,7 @@ export default function MetricsPage() {
   return (
     <Card title={t('metrics.title')}>
       <Space direction="vertical" size="middle" style={{ width: '100%' }}>
-        <Input.TextArea
-          data-testid="promql-input"
-          value={expr}
-          onChange={(e) => setExpr(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-              e.preventDefault();
-              execute();
-            }
-          }}
-          autoSize={{ minRows: 2, maxRows: 8 }}
-          placeholder={t('metrics.placeholder')}
-          style={{ fontFamily: 'monospace' }}
-          spellCheck={false}
-        />
+        <QueryInput value={expr} onChange={setExpr} onRun={() => execute()} />
         <Space wrap>
           <Select
             showSearch
