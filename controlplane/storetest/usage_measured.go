@@ -39,6 +39,16 @@ func testUsageSums(t *testing.T, open BillingOpener) {
 	require.Len(t, got, 1)
 	require.Equal(t, controlplane.UsageMeasured{MS: 500, ComputeMilliMS: 50000, MemoryMiBMS: 512000}, got[0].Measured)
 
+	picked, err := s.ListUsage(ctx(t), controlplane.UsageFilter{From: d1, To: d3.AddDate(0, 0, 1), IntervalIDs: []int64{1, 3}})
+	require.NoError(t, err)
+	require.Len(t, picked, 3, "interval 1 on two days and interval 3")
+	for _, p := range picked {
+		require.Contains(t, []int64{1, 3}, p.IntervalID)
+	}
+	none0, err := s.ListUsage(ctx(t), controlplane.UsageFilter{From: d1, To: d3.AddDate(0, 0, 1), IntervalIDs: []int64{}})
+	require.NoError(t, err)
+	require.Empty(t, none0, "an empty list of intervals selects none")
+
 	// Segment 0 = d1, segment 1 = d2 and d3. Task 30 is the heaviest at
 	// these rates; task 40 the lightest, asked for by id.
 	req := controlplane.UsageSumRequest{Filter: controlplane.UsageFilter{From: d1, To: d3.AddDate(0, 0, 1)},
