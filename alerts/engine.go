@@ -146,8 +146,12 @@ func New(o Options) (*Engine, error) {
 	return e, nil
 }
 
-// queryFunc runs a rule's instant query through the one Querier.
+// queryFunc runs a rule's instant query through the one Querier, in
+// PromQL's own types where the Querier answers in them (embedded mode).
 func (e *Engine) queryFunc(ctx context.Context, q string, t time.Time) (promql.Vector, error) {
+	if vq, ok := e.o.Querier.(query.VectorQuerier); ok {
+		return vq.InstantVector(ctx, q, t)
+	}
 	v, err := e.o.Querier.Instant(ctx, q, t)
 	if err != nil {
 		return nil, err
@@ -209,10 +213,10 @@ func (e *Engine) SetParams(ctx context.Context, v ParamValues) error {
 		}
 	}
 	if err := cur.Validate(); err != nil {
-		return controlplane.Invalidf("%v", err)
+		return controlplane.InvalidCode(CodeInvalidParam, []string{"detail", err.Error()}, "%v", err)
 	}
 	if _, _, err := shippedFiles(cur, e.parser); err != nil {
-		return controlplane.Invalidf("%v", err)
+		return controlplane.InvalidCode(CodeInvalidParam, []string{"detail", err.Error()}, "%v", err)
 	}
 	b, err := jsonString(cur)
 	if err != nil {

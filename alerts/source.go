@@ -26,6 +26,13 @@ const (
 	LabelSeverity = "severity"
 )
 
+// Codes of the rule errors the console translates (web/src/i18n/alerts.*.ts).
+const (
+	CodeInvalidPromQL = "alert_rule_invalid_promql"
+	CodeInvalidRule   = "alert_rule_invalid"
+	CodeInvalidParam  = "alert_param_invalid"
+)
+
 // ruleFile is one source of rule groups: a shipped file, a file of the
 // rules directory, or one custom rule.
 type ruleFile struct {
@@ -131,13 +138,17 @@ func ValidateRule(r *controlplane.AlertRule) error {
 	if err := r.Validate(); err != nil {
 		return err
 	}
+	if _, err := newParser().ParseExpr(r.Expr); err != nil {
+		return controlplane.InvalidCode(CodeInvalidPromQL, []string{"detail", err.Error()}, "invalid PromQL in expr: %v", err)
+	}
 	g := CustomGroup(r)
 	b, err := yaml.Marshal(g)
 	if err != nil {
-		return controlplane.Invalidf("%v", err)
+		return controlplane.InvalidCode(CodeInvalidRule, []string{"detail", err.Error()}, "%v", err)
 	}
 	if _, err := parseRules("rule "+r.Name, b, newParser()); err != nil {
-		return controlplane.Invalidf("%v", err)
+		// The expression parsed: what is left is a template or a label.
+		return controlplane.InvalidCode(CodeInvalidRule, []string{"detail", err.Error()}, "%v", err)
 	}
 	return nil
 }

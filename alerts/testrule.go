@@ -37,7 +37,7 @@ func (e *Engine) TestRule(ctx context.Context, r *controlplane.AlertRule, now ti
 	rule := g.Groups[0].Rules[0]
 	expr, err := e.parser.ParseExpr(rule.Expr)
 	if err != nil {
-		return nil, controlplane.Invalidf("%v", err)
+		return nil, controlplane.InvalidCode(CodeInvalidPromQL, []string{"detail", err.Error()}, "invalid PromQL in expr: %v", err)
 	}
 	ar := promrules.NewAlertingRule(rule.Alert, expr, r.For, r.KeepFiringFor, labels.FromMap(rule.Labels),
 		labels.FromMap(rule.Annotations), labels.EmptyLabels(), e.o.ExternalURL, true, nopLogger)
@@ -48,7 +48,7 @@ func (e *Engine) TestRule(ctx context.Context, r *controlplane.AlertRule, now ti
 	for ts := now.Add(-r.For); !ts.After(now); ts = ts.Add(step) {
 		if _, err := ar.Eval(ctx, 0, ts, e.queryFunc, e.mopts.ExternalURL, 0); err != nil {
 			if errors.Is(err, query.ErrInvalidQuery) {
-				return nil, controlplane.Invalidf("%v", err)
+				return nil, controlplane.InvalidCode(CodeInvalidPromQL, []string{"detail", err.Error()}, "%v", err)
 			}
 			return nil, fmt.Errorf("test rule: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -135,32 +136,32 @@ const (
 func (r *AlertRule) Validate() error {
 	switch {
 	case !ruleName.MatchString(r.Name):
-		return Invalidf("name must match %s", ruleName)
+		return InvalidCode("alert_rule_name", []string{"pattern", ruleName.String()}, "name must match %s", ruleName)
 	case strings.TrimSpace(r.Expr) == "":
-		return Invalidf("expr is required")
+		return InvalidCode("alert_rule_expr_required", nil, "expr is required")
 	case len(r.Expr) > MaxRuleExprLen:
-		return Invalidf("expr is longer than %d bytes", MaxRuleExprLen)
+		return InvalidCode("alert_rule_expr_too_long", []string{"max", strconv.Itoa(MaxRuleExprLen)}, "expr is longer than %d bytes", MaxRuleExprLen)
 	case r.For < 0 || r.KeepFiringFor < 0:
-		return Invalidf("for and keep_firing_for must not be negative")
+		return InvalidCode("alert_rule_negative_duration", nil, "for and keep_firing_for must not be negative")
 	case !r.Level.Valid():
-		return Invalidf("level must be INFO, WARN or ERROR")
+		return InvalidCode("alert_rule_level", nil, "level must be INFO, WARN or ERROR")
 	case len(r.Labels)+len(r.Annotations) > MaxRuleLabels:
-		return Invalidf("at most %d labels and annotations", MaxRuleLabels)
+		return InvalidCode("alert_rule_too_many_labels", []string{"max", strconv.Itoa(MaxRuleLabels)}, "at most %d labels and annotations", MaxRuleLabels)
 	}
 	for k, v := range r.Labels {
 		if !ruleName.MatchString(k) {
-			return Invalidf("label name %q must match %s", k, ruleName)
+			return InvalidCode("alert_rule_label_name", []string{"name", k, "pattern", ruleName.String()}, "label name %q must match %s", k, ruleName)
 		}
 		if len(v) > MaxRuleTemplateLen {
-			return Invalidf("label %s is longer than %d bytes", k, MaxRuleTemplateLen)
+			return InvalidCode("alert_rule_label_too_long", []string{"name", k, "max", strconv.Itoa(MaxRuleTemplateLen)}, "label %s is longer than %d bytes", k, MaxRuleTemplateLen)
 		}
 	}
 	for k, v := range r.Annotations {
 		if !ruleName.MatchString(k) {
-			return Invalidf("annotation name %q must match %s", k, ruleName)
+			return InvalidCode("alert_rule_annotation_name", []string{"name", k, "pattern", ruleName.String()}, "annotation name %q must match %s", k, ruleName)
 		}
 		if len(v) > MaxRuleTemplateLen {
-			return Invalidf("annotation %s is longer than %d bytes (oversize template)", k, MaxRuleTemplateLen)
+			return InvalidCode("alert_rule_template_too_long", []string{"name", k, "max", strconv.Itoa(MaxRuleTemplateLen)}, "annotation %s is longer than %d bytes (oversize template)", k, MaxRuleTemplateLen)
 		}
 	}
 	return nil
@@ -218,24 +219,24 @@ type Silence struct {
 // Validate checks the matchers and the window.
 func (s *Silence) Validate() error {
 	if len(s.Matchers) == 0 {
-		return Invalidf("a silence needs at least one matcher")
+		return InvalidCode("silence_no_matcher", nil, "a silence needs at least one matcher")
 	}
 	for _, m := range s.Matchers {
 		if m.Name == "" {
-			return Invalidf("matcher name is required")
+			return InvalidCode("silence_matcher_name", nil, "matcher name is required")
 		}
 		switch m.Op {
 		case MatchEqual, MatchNotEqual:
 		case MatchRegexp, MatchNotRegexp:
 			if _, err := regexp.Compile(m.Value); err != nil {
-				return Invalidf("matcher %s: %v", m.Name, err)
+				return InvalidCode("silence_matcher_regexp", []string{"name", m.Name, "detail", err.Error()}, "matcher %s: %v", m.Name, err)
 			}
 		default:
-			return Invalidf("matcher op must be =, !=, =~ or !~")
+			return InvalidCode("silence_matcher_op", nil, "matcher op must be =, !=, =~ or !~")
 		}
 	}
 	if !s.EndsAt.After(s.StartsAt) {
-		return Invalidf("ends_at must be after starts_at")
+		return InvalidCode("silence_window", nil, "ends_at must be after starts_at")
 	}
 	return nil
 }
@@ -301,18 +302,19 @@ func (c *NotifyChannel) Routes(a *AlertInstance) bool {
 // Validate checks the type and levels (the notifier checks the config).
 func (c *NotifyChannel) Validate() error {
 	if strings.TrimSpace(c.Name) == "" || len(c.Name) > 128 {
-		return Invalidf("name is required (at most 128 characters)")
+		return InvalidCode("channel_name", nil, "name is required (at most 128 characters)")
 	}
 	known := false
 	for _, t := range ChannelTypes {
 		known = known || t == c.Type
 	}
 	if !known {
-		return Invalidf("unknown channel type %q (one of %s)", c.Type, strings.Join(ChannelTypes, ", "))
+		return InvalidCode("channel_unknown_type", []string{"type", c.Type, "types", strings.Join(ChannelTypes, ", ")},
+			"unknown channel type %q (one of %s)", c.Type, strings.Join(ChannelTypes, ", "))
 	}
 	for _, l := range c.Levels {
 		if !l.Valid() {
-			return Invalidf("level %q must be INFO, WARN or ERROR", l)
+			return InvalidCode("channel_level", []string{"level", string(l)}, "level %q must be INFO, WARN or ERROR", l)
 		}
 	}
 	return nil

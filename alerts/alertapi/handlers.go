@@ -39,32 +39,32 @@ func Mount(api *httpapi.API, st alerts.Store, eng *alerts.Engine, w *notify.Work
 		}
 		return o
 	}
-	httpapi.Register(api, op("list-alerts", http.MethodGet, "/alerts", "List alert instances (newest first) with filters", 0, ""), read, h.listAlerts)
-	httpapi.Register(api, op("alert-stats", http.MethodGet, "/alerts/stats", "Alert statistics: counts by level, state, rule, node and day; time to acknowledge and resolve", 0, ""), read, h.stats)
-	httpapi.Register(api, op("get-alert", http.MethodGet, "/alerts/{id}", "An alert with its history and notification deliveries", 0, ""), read, h.getAlert)
-	httpapi.Register(api, op("ack-alert", http.MethodPost, "/alerts/{id}/ack", "Acknowledge an ACTIVE alert (409 otherwise)", 0, "alert.ack"), ack, h.ackAlert)
-	httpapi.Register(api, op("resolve-alert", http.MethodPost, "/alerts/{id}/resolve", "Resolve an open alert by hand with a reason", 0, "alert.resolve"), ack, h.resolveAlert)
+	register(api, op("list-alerts", http.MethodGet, "/alerts", "List alert instances (newest first) with filters", 0, ""), read, h.listAlerts)
+	register(api, op("alert-stats", http.MethodGet, "/alerts/stats", "Alert statistics: counts by level, state, rule, node and day; time to acknowledge and resolve", 0, ""), read, h.stats)
+	register(api, op("get-alert", http.MethodGet, "/alerts/{id}", "An alert with its history and notification deliveries", 0, ""), read, h.getAlert)
+	register(api, op("ack-alert", http.MethodPost, "/alerts/{id}/ack", "Acknowledge an ACTIVE alert (409 otherwise)", 0, "alert.ack"), ack, h.ackAlert)
+	register(api, op("resolve-alert", http.MethodPost, "/alerts/{id}/resolve", "Resolve an open alert by hand with a reason", 0, "alert.resolve"), ack, h.resolveAlert)
 
-	httpapi.Register(api, op("list-alert-rules", http.MethodGet, "/alert-rules", "Every rule: shipped, rules directory and custom, with live state", 0, ""), read, h.listRules)
-	httpapi.Register(api, op("create-alert-rule", http.MethodPost, "/alert-rules", "Create a custom rule (PromQL validated: 400 names the parse error)", http.StatusCreated, "alert-rule.create"), write, h.createRule)
-	httpapi.Register(api, op("test-alert-rule", http.MethodPost, "/alert-rules/test", "Evaluate a rule against live data now, without saving it", 0, ""), read, h.testRule)
-	httpapi.Register(api, op("get-alert-rule", http.MethodGet, "/alert-rules/{id}", "A custom rule", 0, ""), read, h.getRule)
-	httpapi.Register(api, op("update-alert-rule", http.MethodPut, "/alert-rules/{id}", "Replace a custom rule (also to enable or disable it)", 0, "alert-rule.update"), write, h.updateRule)
-	httpapi.Register(api, op("delete-alert-rule", http.MethodDelete, "/alert-rules/{id}", "Delete a custom rule (its alerts resolve)", http.StatusNoContent, "alert-rule.delete"), del, h.deleteRule)
+	register(api, op("list-alert-rules", http.MethodGet, "/alert-rules", "Every rule: shipped, rules directory and custom, with live state", 0, ""), read, h.listRules)
+	register(api, op("create-alert-rule", http.MethodPost, "/alert-rules", "Create a custom rule (PromQL validated: 400 names the parse error)", http.StatusCreated, "alert-rule.create"), write, h.createRule)
+	register(api, op("test-alert-rule", http.MethodPost, "/alert-rules/test", "Evaluate a rule against live data now, without saving it", 0, ""), read, h.testRule)
+	register(api, op("get-alert-rule", http.MethodGet, "/alert-rules/{id}", "A custom rule", 0, ""), read, h.getRule)
+	register(api, op("update-alert-rule", http.MethodPut, "/alert-rules/{id}", "Replace a custom rule (also to enable or disable it)", 0, "alert-rule.update"), write, h.updateRule)
+	register(api, op("delete-alert-rule", http.MethodDelete, "/alert-rules/{id}", "Delete a custom rule (its alerts resolve)", http.StatusNoContent, "alert-rule.delete"), del, h.deleteRule)
 
-	httpapi.Register(api, op("get-alert-params", http.MethodGet, "/alert-params", "Thresholds and durations of the shipped rules", 0, ""), read, h.getParams)
-	httpapi.Register(api, op("put-alert-params", http.MethodPut, "/alert-params", "Change thresholds and durations (an empty value restores the default)", 0, "alert-params.update"), write, h.putParams)
+	register(api, op("get-alert-params", http.MethodGet, "/alert-params", "Thresholds and durations of the shipped rules", 0, ""), read, h.getParams)
+	register(api, op("put-alert-params", http.MethodPut, "/alert-params", "Change thresholds and durations (an empty value restores the default)", 0, "alert-params.update"), write, h.putParams)
 
-	httpapi.Register(api, op("list-silences", http.MethodGet, "/alert-silences", "Silences, newest first", 0, ""), read, h.listSilences)
-	httpapi.Register(api, op("create-silence", http.MethodPost, "/alert-silences", "Mute notifications for matching alerts in a time window", http.StatusCreated, "silence.create"), ack, h.createSilence)
-	httpapi.Register(api, op("expire-silence", http.MethodDelete, "/alert-silences/{id}", "End a silence now", http.StatusNoContent, "silence.expire"), ack, h.expireSilence)
+	register(api, op("list-silences", http.MethodGet, "/alert-silences", "Silences, newest first", 0, ""), read, h.listSilences)
+	register(api, op("create-silence", http.MethodPost, "/alert-silences", "Mute notifications for matching alerts in a time window", http.StatusCreated, "silence.create"), ack, h.createSilence)
+	register(api, op("expire-silence", http.MethodDelete, "/alert-silences/{id}", "End a silence now", http.StatusNoContent, "silence.expire"), ack, h.expireSilence)
 
-	httpapi.Register(api, op("list-alert-channels", http.MethodGet, "/alert-channels", "Notification channels (secrets masked)", 0, ""), read, h.listChannels)
-	httpapi.Register(api, op("create-alert-channel", http.MethodPost, "/alert-channels", "Create a notification channel", http.StatusCreated, "alert-channel.create"), write, h.createChannel)
-	httpapi.Register(api, op("update-alert-channel", http.MethodPut, "/alert-channels/{id}", "Replace a channel (a masked secret keeps the stored one)", 0, "alert-channel.update"), write, h.updateChannel)
-	httpapi.Register(api, op("delete-alert-channel", http.MethodDelete, "/alert-channels/{id}", "Delete a channel and its queued deliveries", http.StatusNoContent, "alert-channel.delete"), del, h.deleteChannel)
-	httpapi.Register(api, op("test-alert-channel", http.MethodPost, "/alert-channels/{id}/test", "Send a test notification now (400 with the receiver's answer on failure)", 0, "alert-channel.test"), write, h.testChannel)
-	httpapi.Register(api, op("list-alert-notifications", http.MethodGet, "/alert-notifications", "Notification deliveries and their status", 0, ""), read, h.listNotifications)
+	register(api, op("list-alert-channels", http.MethodGet, "/alert-channels", "Notification channels (secrets masked)", 0, ""), read, h.listChannels)
+	register(api, op("create-alert-channel", http.MethodPost, "/alert-channels", "Create a notification channel", http.StatusCreated, "alert-channel.create"), write, h.createChannel)
+	register(api, op("update-alert-channel", http.MethodPut, "/alert-channels/{id}", "Replace a channel (a masked secret keeps the stored one)", 0, "alert-channel.update"), write, h.updateChannel)
+	register(api, op("delete-alert-channel", http.MethodDelete, "/alert-channels/{id}", "Delete a channel and its queued deliveries", http.StatusNoContent, "alert-channel.delete"), del, h.deleteChannel)
+	register(api, op("test-alert-channel", http.MethodPost, "/alert-channels/{id}/test", "Send a test notification now (400 with the receiver's answer on failure)", 0, "alert-channel.test"), write, h.testChannel)
+	register(api, op("list-alert-notifications", http.MethodGet, "/alert-notifications", "Notification deliveries and their status", 0, ""), read, h.listNotifications)
 
 	mountPrometheus(api, h)
 }
@@ -89,7 +89,7 @@ func parseTime(name, s string) (*time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return nil, controlplane.Invalidf("%s must be RFC 3339, e.g. 2026-03-01T10:00:00Z", name)
+		return nil, controlplane.InvalidCode(codeBadTime, []string{"name", name}, "%s must be RFC 3339, e.g. 2026-03-01T10:00:00Z", name)
 	}
 	return &t, nil
 }
@@ -187,7 +187,7 @@ type resolveIn struct {
 func (h *Handlers) resolveAlert(ctx context.Context, in *resolveIn) (*httpapi.Body[AlertJSON], error) {
 	httpapi.SetAudit(ctx, "alert.resolve", fmt.Sprintf("alert/%d", in.ID))
 	if strings.TrimSpace(in.Body.Reason) == "" {
-		return nil, controlplane.Invalidf("reason is required")
+		return nil, controlplane.InvalidCode(codeReasonRequired, nil, "reason is required")
 	}
 	cur, err := h.store.GetAlert(ctx, in.ID)
 	if err != nil {
@@ -282,7 +282,7 @@ func parseDur(name, s string) (time.Duration, error) {
 	}
 	d, err := model.ParseDuration(s)
 	if err != nil {
-		return 0, controlplane.Invalidf("%s %q is not a duration such as 5m", name, s)
+		return 0, controlplane.InvalidCode(codeBadDuration, []string{"name", name, "value", s}, "%s %q is not a duration such as 5m", name, s)
 	}
 	return time.Duration(d), nil
 }

@@ -95,7 +95,7 @@ func (h *Handlers) ruleFrom(ctx context.Context, spec RuleSpecJSON) (*controlpla
 		tenant = p.Tenant
 	}
 	if p.Role != controlplane.RoleAdmin && p.Tenant != "" && tenant != p.Tenant {
-		return nil, fmt.Errorf("rules of tenant %q belong to its members: %w", tenant, controlplane.ErrForbidden)
+		return nil, controlplane.Coded(controlplane.ErrForbidden, codeRuleForbidden, []string{"tenant", tenant}, "rules of tenant %q belong to its members", tenant)
 	}
 	forD, err := parseDur("for", spec.For)
 	if err != nil {
@@ -124,7 +124,7 @@ func (h *Handlers) owned(ctx context.Context, id int64) (*controlplane.AlertRule
 	}
 	p := httpapi.PrincipalFrom(ctx)
 	if p.Role != controlplane.RoleAdmin && p.Tenant != "" && r.Tenant != p.Tenant {
-		return nil, fmt.Errorf("rule %d belongs to tenant %q: %w", id, r.Tenant, controlplane.ErrForbidden)
+		return nil, controlplane.Coded(controlplane.ErrForbidden, codeRuleForbidden, []string{"tenant", r.Tenant}, "rule %d belongs to tenant %q", id, r.Tenant)
 	}
 	return r, nil
 }

@@ -150,7 +150,7 @@ func (h *Handlers) testChannel(ctx context.Context, in *idIn) (*httpapi.Body[tes
 		return nil, err
 	}
 	if err := h.worker.SendTest(ctx, c); err != nil {
-		return nil, controlplane.Invalidf("the receiver did not accept the test notification: %v", err)
+		return nil, controlplane.InvalidCode(codeChannelTestFailed, []string{"detail", err.Error()}, "the receiver did not accept the test notification: %v", err)
 	}
 	return &httpapi.Body[testChannelOut]{Body: testChannelOut{Delivered: true}}, nil
 }

@@ -42,7 +42,7 @@ func CheckConfig(c *controlplane.NotifyChannel) error {
 	need := func(keys ...string) error {
 		for _, k := range keys {
 			if strings.TrimSpace(c.Config[k]) == "" {
-				return controlplane.Invalidf("%s channel needs config.%s", c.Type, k)
+				return controlplane.InvalidCode("channel_config_missing", []string{"type", c.Type, "key", k}, "%s channel needs config.%s", c.Type, k)
 			}
 		}
 		return nil
@@ -53,7 +53,7 @@ func CheckConfig(c *controlplane.NotifyChannel) error {
 		}
 		u, err := url.Parse(c.Config["url"])
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return controlplane.Invalidf("config.url %q must be an http(s) URL", c.Config["url"])
+			return controlplane.InvalidCode("channel_bad_url", []string{"url", c.Config["url"]}, "config.url %q must be an http(s) URL", c.Config["url"])
 		}
 		return nil
 	}
@@ -63,7 +63,7 @@ func CheckConfig(c *controlplane.NotifyChannel) error {
 			return err
 		}
 		if !strings.Contains(c.Config["smtp_host"], ":") {
-			return controlplane.Invalidf("config.smtp_host must be host:port")
+			return controlplane.InvalidCode("channel_bad_smtp_host", nil, "config.smtp_host must be host:port")
 		}
 		return nil
 	default:

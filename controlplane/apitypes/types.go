@@ -58,6 +58,9 @@ type TaskSpecJSON struct {
 	RDMA           bool              `json:"rdma,omitempty"`
 	Gang           string            `json:"gang,omitempty"`
 	GangSize       int               `json:"gang_size,omitempty"`
+	// AllowBestEffort: a Silver task may run unenforced where nothing
+	// enforces Silver, when no enforcing device can take it.
+	AllowBestEffort bool `json:"allow_best_effort,omitempty" doc:"Silver only: when no device that enforces Silver (CUDA MPS, HAMi-core, vendor limits) can take the task, run it best-effort (shared, limits not enforced) on one that cannot; the placement event says so"`
 	// WaitForNodes is read at submit time only: accept a task no node of
 	// the cluster can ever hold, to wait for nodes still to come.
 	WaitForNodes bool `json:"wait_for_nodes,omitempty" doc:"Submit only: queue the task even if no node in the cluster can ever hold it (otherwise 400 never_fits)"`
@@ -150,4 +153,7 @@ type HealthJSON struct {
 type ErrorInfo struct {
 	Code    string `json:"code" doc:"Machine-readable code, e.g. invalid_argument, forbidden"`
 	Message string `json:"message" doc:"Human-readable reason"`
+	// Params are the values the message names, for clients that show the
+	// reason of a coded error in their own language.
+	Params map[string]string `json:"params,omitempty" doc:"Values the message names (e.g. name, detail), keyed for translation"`
 }

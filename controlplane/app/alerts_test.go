@@ -52,10 +52,10 @@ func TestAlertAPI(t *testing.T) {
 	admin := s.adminToken()
 	_, viewer := s.userWithRole(admin, "viewer1", "viewer")
 
-	msg := s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPost, "/api/v1/alert-rules", admin,
+	msg := s.fails(http.StatusBadRequest, "alert_rule_invalid_promql", http.MethodPost, "/api/v1/alert-rules", admin,
 		map[string]any{"name": "Broken", "expr": "sum(hw_gpu_utilization_ratio", "level": "WARN"})
 	require.Contains(t, msg, "unclosed left parenthesis")
-	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPost, "/api/v1/alert-rules", admin,
+	s.fails(http.StatusBadRequest, "alert_bad_duration", http.MethodPost, "/api/v1/alert-rules", admin,
 		map[string]any{"name": "BadFor", "expr": "up", "level": "WARN", "for": "soon"})
 	s.fails(http.StatusForbidden, "forbidden", http.MethodPost, "/api/v1/alert-rules", viewer,
 		map[string]any{"name": "X", "expr": "up", "level": "WARN"})
@@ -81,7 +81,7 @@ func TestAlertAPI(t *testing.T) {
 		map[string]any{"name": "Hot", "expr": "hw_gpu_utilization_ratio > 0.9", "level": "ERROR", "tenant": "ml",
 			"annotations": map[string]string{"summary": "{{ $labels.host_name }} hot"}}, &rule)
 	require.Equal(t, "ml", rule.Tenant)
-	s.fails(http.StatusConflict, "conflict", http.MethodPost, "/api/v1/alert-rules", admin,
+	s.fails(http.StatusConflict, "alert_rule_exists", http.MethodPost, "/api/v1/alert-rules", admin,
 		map[string]any{"name": "Hot", "expr": "up", "level": "WARN", "tenant": "ml"})
 	var rules struct{ Items []ruleOut }
 	s.ok(http.StatusOK, http.MethodGet, "/api/v1/alert-rules", viewer, nil, &rules)
@@ -95,7 +95,7 @@ func TestAlertAPI(t *testing.T) {
 	var params struct {
 		Items []struct{ Key, Default, Value string }
 	}
-	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPut, "/api/v1/alert-params", admin,
+	s.fails(http.StatusBadRequest, "alert_param_invalid", http.MethodPut, "/api/v1/alert-params", admin,
 		map[string]any{"values": map[string]string{"gpu_load_warn": "2"}})
 	s.ok(http.StatusOK, http.MethodPut, "/api/v1/alert-params", admin, map[string]any{"values": map[string]string{"gpu_load_warn": "0.8"}}, &params)
 	for _, p := range params.Items {
@@ -109,12 +109,12 @@ func TestAlertAPI(t *testing.T) {
 		ID     int64             `json:"id"`
 		Config map[string]string `json:"config"`
 	}
-	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPost, "/api/v1/alert-channels", admin,
+	s.fails(http.StatusBadRequest, "channel_unknown_type", http.MethodPost, "/api/v1/alert-channels", admin,
 		map[string]any{"name": "x", "type": "pager", "config": map[string]string{}})
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/alert-channels", admin,
 		map[string]any{"name": "ops", "type": "dingtalk", "config": map[string]string{"url": "http://127.0.0.1:1/robot", "secret": "SEC"}}, &ch)
 	require.Equal(t, "******", ch.Config["secret"])
-	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPost, "/api/v1/alert-channels/"+strconv.FormatInt(ch.ID, 10)+"/test", admin, nil)
+	s.fails(http.StatusBadRequest, "channel_test_failed", http.MethodPost, "/api/v1/alert-channels/"+strconv.FormatInt(ch.ID, 10)+"/test", admin, nil)
 
 	// The leader evaluates every 15s: wait for the custom rule to fire.
 	var list struct {
@@ -137,7 +137,7 @@ func TestAlertAPI(t *testing.T) {
 	require.Equal(t, "ERROR", list.Items[0].Level)
 	s.fails(http.StatusForbidden, "forbidden", http.MethodPost, "/api/v1/alerts/"+id+"/ack", viewer, map[string]string{"comment": "x"})
 	s.ok(http.StatusOK, http.MethodPost, "/api/v1/alerts/"+id+"/ack", admin, map[string]string{"comment": "on it"}, nil)
-	s.fails(http.StatusConflict, "conflict", http.MethodPost, "/api/v1/alerts/"+id+"/ack", admin, nil)
+	s.fails(http.StatusConflict, "alert_not_active", http.MethodPost, "/api/v1/alerts/"+id+"/ack", admin, nil)
 	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPost, "/api/v1/alerts/"+id+"/resolve", admin, map[string]string{"reason": ""})
 	var detail struct {
 		State         string
@@ -158,7 +158,7 @@ func TestAlertAPI(t *testing.T) {
 	require.Equal(t, 1, stats.Acked)
 
 	var sil struct{ ID int64 }
-	s.fails(http.StatusBadRequest, "invalid_argument", http.MethodPost, "/api/v1/alert-silences", admin,
+	s.fails(http.StatusBadRequest, "silence_matcher_regexp", http.MethodPost, "/api/v1/alert-silences", admin,
 		map[string]any{"matchers": []map[string]string{{"name": "host_name", "op": "=~", "value": "("}}, "ends_at": time.Now().Add(time.Hour)})
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/alert-silences", admin,
 		map[string]any{"matchers": []map[string]string{{"name": "host_name", "op": "=", "value": "gpu-7"}}, "ends_at": time.Now().Add(time.Hour)}, &sil)
@@ -196,7 +196,7 @@ func TestAlertAPI(t *testing.T) {
 	require.NotEmpty(t, promAlerts.Data.Alerts)
 
 	s.ok(http.StatusNoContent, http.MethodDelete, "/api/v1/alert-rules/"+strconv.FormatInt(rule.ID, 10), admin, nil, nil)
-	s.fails(http.StatusNotFound, "not_found", http.MethodGet, "/api/v1/alert-rules/"+strconv.FormatInt(rule.ID, 10), admin, nil)
+	s.fails(http.StatusNotFound, "alert_rule_not_found", http.MethodGet, "/api/v1/alert-rules/"+strconv.FormatInt(rule.ID, 10), admin, nil)
 }
 
 // shippedRules counts the alerting and recording rules of the shipped files.

@@ -160,6 +160,10 @@ func toAPIError(log *slog.Logger, err error) *APIError {
 		msg = "service unavailable, try again"
 	}
 	e := newAPIError(st, msg)
+	var ce *controlplane.CodedError
+	if st < http.StatusInternalServerError && errors.As(err, &ce) {
+		e.Body.Code, e.Body.Params = ce.Code, ce.Params
+	}
 	var rl *auth.RateLimitError
 	if errors.As(err, &rl) {
 		secs := int(rl.RetryAfter.Round(time.Second) / time.Second)

@@ -29,23 +29,11 @@ func NewEmbedded(engine *promql.Engine, queryable storage.Queryable) *Embedded {
 
 // Instant implements Querier.
 func (e *Embedded) Instant(ctx context.Context, expr string, ts time.Time) (model.Vector, error) {
-	q, err := e.engine.NewInstantQuery(ctx, e.queryable, nil, expr, ts)
+	v, err := e.InstantVector(ctx, expr, ts)
 	if err != nil {
-		return nil, classify(err)
+		return nil, err
 	}
-	defer q.Close()
-	res := q.Exec(ctx)
-	if res.Err != nil {
-		return nil, classify(res.Err)
-	}
-	switch v := res.Value.(type) {
-	case promql.Vector:
-		return VectorToModel(v), nil
-	case promql.Scalar:
-		return model.Vector{{Metric: model.Metric{}, Value: model.SampleValue(v.V), Timestamp: model.Time(v.T)}}, nil
-	default:
-		return nil, fmt.Errorf("%w: instant query returned %s, want vector or scalar", ErrInvalidQuery, res.Value.Type())
-	}
+	return VectorToModel(v), nil
 }
 
 // Range implements Querier.
