@@ -1,5 +1,6 @@
 // The Alerts page end to end against a real server: a custom rule is
 // written in the rule editor (bad PromQL is refused with the parse error,
+// in Chinese from the server's error code, and in English after switching;
 // "test now" shows what would fire), it fires on the leader, the alert is
 // acknowledged and resolved with a comment and a reason, its history shows
 // both, statistics count it, the dashboard shows the open count by level,
@@ -56,7 +57,10 @@ describe('alerts console', () => {
     await m.getByTestId('rule-name').fill('ConsoleProbe');
     await m.getByTestId('rule-expr').fill('sum(vector(1)');
     await m.getByTestId('rule-test').click();
-    await until(async () => /unclosed left parenthesis/.test(await m.getByTestId('rule-error').textContent()), 'parse error shown');
+    // The server's coded error in the console's language, with the parse error.
+    const ruleError = async () => m.getByTestId('rule-error').textContent();
+    await until(async () => /^PromQL 表达式无法解析：.*unclosed left parenthesis.*\(alert_rule_invalid_promql/.test(await ruleError()), 'parse error shown in Chinese');
+    assert.doesNotMatch(await ruleError(), /invalid input/, 'no English server text');
     await m.getByTestId('rule-expr').fill('vector(1) > 0');
     await m.getByTestId('rule-test').click();
     await until(async () => /1/.test(await m.getByTestId('rule-test-result').textContent()), 'test result shown');
@@ -137,5 +141,11 @@ describe('alerts console', () => {
     await page.goto(`${server.consoleURL}/alerts`);
     await until(async () => (await page.getByTestId('alerts-tab-rules').textContent()) === 'Rules', 'English tabs');
     await until(async () => (await page.getByTestId('alert-state').allTextContents()).includes('Resolved'), 'English states');
+    await tab('rules');
+    await page.getByTestId('rule-new').click();
+    await modal().getByTestId('rule-name').fill('EnglishProbe');
+    await modal().getByTestId('rule-expr').fill('rate(up)');
+    await modal().getByTestId('rule-test').click();
+    await until(async () => /^The PromQL expression does not parse: .*range vector/.test(await modal().getByTestId('rule-error').textContent()), 'parse error shown in English');
   });
 });

@@ -8,14 +8,17 @@ export class ApiError extends Error {
   readonly requestId?: string;
   /** retryAfter is the Retry-After header in seconds (429, 503), if any. */
   readonly retryAfter?: number;
+  /** params are the values a coded error's message names (for its translation). */
+  readonly params?: Record<string, string>;
 
-  constructor(status: number, code: string, message: string, requestId?: string, retryAfter?: number) {
+  constructor(status: number, code: string, message: string, requestId?: string, retryAfter?: number, params?: Record<string, string>) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.requestId = requestId;
     this.retryAfter = retryAfter;
+    this.params = params;
   }
 }
 
@@ -44,6 +47,7 @@ async function errorFrom(res: Response): Promise<ApiError> {
   const requestId = res.headers.get('X-Request-Id') ?? undefined;
   let code = `http_${res.status}`;
   let message = res.statusText || `HTTP ${res.status}`;
+  let params: Record<string, string> | undefined;
   try {
     const body = await res.json();
     if (body && typeof body === 'object' && typeof body.error === 'string') {
@@ -53,12 +57,13 @@ async function errorFrom(res: Response): Promise<ApiError> {
     } else if (body && typeof body === 'object' && body.error) {
       code = String(body.error.code ?? code);
       message = String(body.error.message ?? message);
+      if (body.error.params && typeof body.error.params === 'object') params = body.error.params;
     }
   } catch {
     // Not JSON (e.g. a proxy error page): keep the status text.
   }
   const retry = Number(res.headers.get('Retry-After'));
-  return new ApiError(res.status, code, message, requestId, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  return new ApiError(res.status, code, message, requestId, Number.isFinite(retry) && retry > 0 ? retry : undefined, params);
 }
 
 /** send performs one request; it never retries. */

@@ -5,6 +5,7 @@ import { App } from 'antd';
 import i18n from '../i18n';
 import { ApiError } from '../api/http';
 import { serverText } from '../i18n/server';
+import { codedText } from '../i18n/codes';
 
 type MessageApi = ReturnType<typeof App.useApp>['message'];
 
@@ -20,7 +21,7 @@ export function errorText(err: unknown): string {
   if (err instanceof ApiError) {
     const parts = [err.code];
     if (err.requestId) parts.push(i18n.t('common.requestId', { id: err.requestId }));
-    return `${serverText(err.message)} (${parts.join(', ')})`;
+    return `${codedText(err.code, err.params) ?? serverText(err.message)} (${parts.join(', ')})`;
   }
   return err instanceof Error ? err.message : String(err);
 }
