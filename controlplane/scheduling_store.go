@@ -138,6 +138,10 @@ type SchedulingStore interface {
 	// rows, run assignments and queued → scheduled transitions. On any
 	// error (a task no longer queued: ErrConflict) nothing is written.
 	BindTasks(ctx context.Context, bs []Binding) ([]*Task, error)
+	// TransitionTasks applies every transition in one transaction (the
+	// scheduler's admissions of a tick): all or nothing, ErrConflict or
+	// ErrNotFound as TransitionTask when any one fails.
+	TransitionTasks(ctx context.Context, trs []Transition) ([]*Task, error)
 	// RequeueTask applies tr (scheduled/running → queued) and marks the
 	// attempt's ledger rows draining, in one transaction.
 	RequeueTask(ctx context.Context, tr Transition) (*Task, error)

@@ -113,6 +113,7 @@ func (s *Service) admitLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var admit []controlplane.Transition
 	for _, t := range tasks {
 		to, reason, final := controlplane.TaskQueued, "admitted", false
 		if s.gate != nil {
@@ -147,19 +148,21 @@ func (s *Service) admitLocked(ctx context.Context) error {
 				}
 			}
 		}
-		if final {
-			if err := s.markFinal(ctx, t.ID, reason); err != nil {
-				return err
-			}
+		tr := controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted, To: to, Reason: reason, Actor: "scheduler"}
+		if !final {
+			admit = append(admit, tr) // written together below
+			continue
 		}
-		_, err = s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted,
-			To: to, Reason: reason, Actor: "scheduler"})
+		if err := s.markFinal(ctx, t.ID, reason); err != nil {
+			return err
+		}
+		_, err = s.store.TransitionTask(ctx, tr)
 		if err != nil && !errors.Is(err, controlplane.ErrConflict) {
 			return err
 		}
 		s.m.admissions.WithLabelValues(string(to)).Inc()
 	}
-	return nil
+	return s.admitBatchLocked(ctx, admit)
 }
 
 // markFinal records that the task's coming end must not be retried.

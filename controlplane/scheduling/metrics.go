@@ -15,6 +15,7 @@ type metrics struct {
 	admissions  *prometheus.CounterVec
 	releases    *prometheus.CounterVec
 	binds       prometheus.Counter
+	bindSplits  prometheus.Counter
 	retries     prometheus.Counter
 	preemptions prometheus.Counter
 	// The series the Grafana scheduler and tasks dashboards chart.
@@ -49,6 +50,8 @@ func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 			Help: "Placements released from the ledger, by cause."}, []string{"cause"}),
 		binds: prometheus.NewCounter(prometheus.CounterOpts{Name: "heteroflow_scheduler_binds_total",
 			Help: "Placements bound (ledger + assignment + transition)."}),
+		bindSplits: prometheus.NewCounter(prometheus.CounterOpts{Name: "heteroflow_scheduler_bind_batch_splits_total",
+			Help: "Bind batches refused as a whole because a task changed meanwhile, then bound task by task."}),
 		retries: prometheus.NewCounter(prometheus.CounterOpts{Name: "heteroflow_task_retries_total",
 			Help: "Failed or timed-out tasks requeued for another attempt."}),
 		preemptions: prometheus.NewCounter(prometheus.CounterOpts{Name: "heteroflow_preemptions_total",
@@ -69,7 +72,7 @@ func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 			[]string{"node", "vendor", "tenant"}),
 	}
 	for _, c := range []prometheus.Collector{m.leader, m.queue, m.frag, m.devices, m.unaccounted, m.attempts,
-		m.admissions, m.releases, m.binds, m.retries, m.preemptions, m.cycle, m.reasons, m.pluginScore, m.wait, m.allocated} {
+		m.admissions, m.releases, m.binds, m.bindSplits, m.retries, m.preemptions, m.cycle, m.reasons, m.pluginScore, m.wait, m.allocated} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -111,12 +111,22 @@ func (e *NeverFitsError) Error() string {
 // AdmitTask refuses (with a *NeverFitsError) a task that no node of the
 // cluster could ever hold; the API calls it at submit time unless the
 // submitter asked to queue it for nodes still to come (wait_for_nodes).
+//
+// The verdict "fits" may come from the fleet as read up to NodeSync ago; a
+// refusal is always confirmed on a fresh read, so a node that joined a
+// moment ago is never missed.
 func (s *Service) AdmitTask(ctx context.Context, spec controlplane.TaskSpec) error {
-	sn, err := buildSnapshot(ctx, s.store, s.cfg.BronzeOvercommit, s.now())
+	nodes, err := s.fleetNodes(ctx, false)
 	if err != nil {
 		return err
 	}
-	if why := neverFits(sn.cl.Nodes, spec); why != "" {
+	if neverFits(nodes, spec) == "" {
+		return nil
+	}
+	if nodes, err = s.fleetNodes(ctx, true); err != nil {
+		return err
+	}
+	if why := neverFits(nodes, spec); why != "" {
 		return &NeverFitsError{Why: why}
 	}
 	return nil

@@ -52,9 +52,21 @@ func (s *Service) placeLocked(ctx context.Context) error {
 	}
 	s.m.queue.Set(float64(len(queue)))
 	now := s.now()
+	// Placements of single tasks are assumed in the cluster at once and
+	// made durable bindBatch at a time, one transaction each (a gang binds
+	// on its own, all or nothing).
+	var batch []*pending
+	defer func() { s.releaseUnboundLocked(batch) }()
 	for _, t := range queue {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if len(batch) >= bindBatch {
+			err := s.bindBatchLocked(ctx, batch)
+			batch = batch[:0]
+			if err != nil {
+				return err
+			}
 		}
 		if c := s.cfg.QueueTimeout; c > 0 && now.Sub(t.CreatedAt) > c {
 			if err := s.timeoutQueuedLocked(ctx, t); err != nil {
@@ -68,17 +80,25 @@ func (s *Service) placeLocked(ctx context.Context) error {
 		if s.isWaiting(t.ID) || now.Before(s.backoff[t.ID]) {
 			continue
 		}
-		if err := s.scheduleOneLocked(ctx, t); err != nil {
+		pd, err := s.scheduleOneLocked(ctx, t)
+		if err != nil {
 			return err
 		}
+		if pd != nil {
+			batch = append(batch, pd)
+		}
 	}
-	return nil
+	err = s.bindBatchLocked(ctx, batch)
+	batch = nil
+	return err
 }
 
-func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) error {
+// scheduleOneLocked runs one cycle for t. A single task's placement comes
+// back assumed, for the caller to bind; a gang binds here once complete.
+func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) (*pending, error) {
 	req, err := requestOf(t)
 	if err != nil {
-		return s.failLocked(ctx, t, nil, "not schedulable: "+err.Error())
+		return nil, s.failLocked(ctx, t, nil, "not schedulable: "+err.Error())
 	}
 	s.poolRequest(t, req)
 	s.cur = t
@@ -94,13 +114,13 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) e
 	case errors.Is(err, framework.ErrUnschedulable):
 		s.m.cycle.WithLabelValues("unschedulable").Observe(took)
 		span.SetAttributes(attribute.String("scheduling.result", "unschedulable"))
-		return s.unschedulableLocked(ctx, t, req, res)
+		return nil, s.unschedulableLocked(ctx, t, req, res)
 	case err != nil:
 		s.m.cycle.WithLabelValues("error").Observe(took)
 		span.SetStatus(codes.Error, err.Error())
 		s.log.Warn("scheduling cycle failed", "task", t.ID, "err", err)
 		s.backoffLocked(t.ID)
-		return nil
+		return nil, nil
 	}
 	s.m.cycle.WithLabelValues("placed").Observe(took)
 	s.m.attempts.WithLabelValues("placed").Inc()
@@ -110,17 +130,17 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) e
 	if res.Waiting {
 		s.waiting[req.Gang] = append(s.waiting[req.Gang], pd)
 		reserved, size := s.gang().Progress(req.Gang)
-		return s.recordWhyLocked(ctx, t, whyDoc{Summary: fmt.Sprintf("gang %s: %d of %d members placed; none starts until all are",
+		return nil, s.recordWhyLocked(ctx, t, whyDoc{Summary: fmt.Sprintf("gang %s: %d of %d members placed; none starts until all are",
 			t.Spec.Gang, reserved, size), Gang: &gangWhy{Name: t.Spec.Gang, Reserved: reserved, Size: size},
 			Held: &heldWhy{Node: res.Placement.Node, Slices: res.Placement.Slices}})
 	}
-	group := []*pending{pd}
-	if req.Gang != "" {
-		group = append(s.waiting[req.Gang], pd)
-		delete(s.waiting, req.Gang)
-		s.gang().Drop(req.Gang)
+	if req.Gang == "" {
+		return pd, nil
 	}
-	return s.bindLocked(ctx, group)
+	group := append(s.waiting[req.Gang], pd)
+	delete(s.waiting, req.Gang)
+	s.gang().Drop(req.Gang)
+	return nil, s.bindLocked(ctx, group)
 }
 
 func (s *Service) gang() *plugins.Gang {
@@ -156,6 +176,25 @@ func (s *Service) vendorsOf(p *model.Placement) []string {
 // bindLocked makes a group of assumed placements durable in one store
 // transaction; on failure it takes them back out of the cluster.
 func (s *Service) bindLocked(ctx context.Context, group []*pending) error {
+	err := s.commitBindLocked(ctx, group)
+	if err == nil {
+		return nil
+	}
+	for _, pd := range group {
+		_ = s.snap.cl.Release(pd.placement.TaskID)
+		s.backoffLocked(pd.task.ID)
+	}
+	if lostRace(err) {
+		s.log.Info("scheduling: bind lost a race (task changed meanwhile)", "task", group[0].task.ID, "err", err)
+		return nil
+	}
+	return err
+}
+
+// commitBindLocked writes the group's bindings in one transaction and, once
+// committed, records them as placed; on error nothing is written and the
+// placements stay assumed for the caller to release.
+func (s *Service) commitBindLocked(ctx context.Context, group []*pending) error {
 	bs := make([]controlplane.Binding, 0, len(group))
 	spans := make([]trace.Span, 0, len(group))
 	defer func() {
@@ -177,14 +216,6 @@ func (s *Service) bindLocked(ctx context.Context, group []*pending) error {
 		bs = append(bs, b)
 	}
 	if _, err := s.store.BindTasks(ctx, bs); err != nil {
-		for _, pd := range group {
-			_ = s.snap.cl.Release(pd.placement.TaskID)
-			s.backoffLocked(pd.task.ID)
-		}
-		if errors.Is(err, controlplane.ErrConflict) || errors.Is(err, controlplane.ErrNotFound) {
-			s.log.Info("scheduling: bind lost a race (task changed meanwhile)", "task", group[0].task.ID, "err", err)
-			return nil
-		}
 		return err
 	}
 	now := s.now()

@@ -88,6 +88,8 @@ type Service struct {
 	preempted map[int64][]int64
 	// shapes: recent task shapes, Fragmentation's target workload.
 	shapes recentShapes
+
+	fleet fleetShapes // the submit-time never-fits check's cache (own lock)
 }
 
 // New builds the service; Run starts it.

@@ -40,6 +40,8 @@ func RunExtended(t *testing.T, open FullOpener) {
 		{"TaskLogs", testTaskLogs},
 		{"ListTasksByState", testListTasksByState},
 		{"BindTasks", testBindTasks},
+		{"BindTasksBatch", testBindTasksBatch},
+		{"TransitionTasks", testTransitionTasks},
 		{"RequeueAndRelease", testRequeueAndRelease},
 		{"Quotas", testQuotas},
 		{"PluginSettings", testPluginSettings},

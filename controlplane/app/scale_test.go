@@ -1,0 +1,341 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
+	"github.com/heteroflow/heteroflow/controlplane/server"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+)
+
+// The live loop at scale (run by hand, not in `make test`: it takes
+// minutes and the whole machine):
+//
+//	HETEROFLOW_SCALE_NODES=1000 HETEROFLOW_SCALE_TASKS=10000 \
+//	HETEROFLOW_TEST_PG_DSN=postgres://postgres@127.0.0.1:5432/test?sslmode=disable \
+//	go test -run TestLiveLoopAtScale -v -timeout 30m ./controlplane/app/
+//
+// HETEROFLOW_SCALE_PROFILE=cpu.pprof writes a CPU profile of the run.
+// The assembled server on PostgreSQL; nodes × 8 H100 enrolled through the
+// store and heartbeating every 10 s through it (what the agent API's
+// handlers call); tasks posted over HTTP by 16 clients as fast as the API
+// answers; a task list call every 100 ms during the run. Bound = the
+// queued → scheduled transition committed (ledger rows + run assignment),
+// measured from the task's creation, both stamped by the store's clock.
+// The test checks correctness only (every task bound once, the ledger
+// holds exactly one placement per task); the figures are logged.
+const (
+	envScaleNodes   = "HETEROFLOW_SCALE_NODES"
+	envScaleTasks   = "HETEROFLOW_SCALE_TASKS"
+	envScaleProfile = "HETEROFLOW_SCALE_PROFILE"
+)
+
+func TestLiveLoopAtScale(t *testing.T) {
+	nodes, _ := strconv.Atoi(os.Getenv(envScaleNodes))
+	if nodes <= 0 {
+		t.Skip(envScaleNodes + " is not set; the scale run is started by hand")
+	}
+	tasks, _ := strconv.Atoi(os.Getenv(envScaleTasks))
+	if tasks <= 0 {
+		tasks = 10000
+	}
+	dsn := pgtest.Schema(t)
+	s := startServerWith(t, t.TempDir(), func(c *server.Config) { c.DB = dsn })
+	admin := s.adminToken()
+	st, ok := s.app.Server().Store().(controlplane.NodeStore)
+	require.True(t, ok)
+	ctx := t.Context()
+
+	began := time.Now()
+	enrollScaleNodes(t, st, nodes)
+	t.Logf("enrolled %d nodes × 8 devices in %v", nodes, time.Since(began).Round(time.Millisecond))
+	hbCtx, stopHB := context.WithCancel(ctx)
+	defer stopHB()
+	go heartbeatScaleNodes(hbCtx, st, nodes, 10*time.Second)
+	waitSchedulerSees(t, s, admin, nodes*8)
+
+	if p := os.Getenv(envScaleProfile); p != "" {
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		require.NoError(t, pprof.StartCPUProfile(f))
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
+	}
+
+	// The list probe: what the console polls while the queue drains.
+	var listMu sync.Mutex
+	var listLat []time.Duration
+	probeCtx, stopProbe := context.WithCancel(ctx)
+	probeDone := make(chan struct{})
+	go func() {
+		defer close(probeDone)
+		for probeCtx.Err() == nil {
+			t0 := time.Now()
+			if r := s.try(http.MethodGet, "/api/v1/tasks?limit=50", admin); r != http.StatusOK {
+				t.Errorf("task list: HTTP %d", r)
+				return
+			}
+			listMu.Lock()
+			listLat = append(listLat, time.Since(t0))
+			listMu.Unlock()
+			select {
+			case <-probeCtx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+
+	start := time.Now()
+	submitLat := submitScaleTasks(t, s, admin, tasks, 16)
+	submitted := time.Since(start)
+	waitAllBound(t, dsn, tasks, 5*time.Minute)
+	wall := time.Since(start)
+	stopProbe()
+	<-probeDone
+
+	bound, first, last := boundLatencies(t, dsn)
+	require.Len(t, bound, tasks, "every task bound exactly once")
+	var allocated int
+	require.NoError(t, withConn(t, dsn, func(c *pgx.Conn) error {
+		return c.QueryRow(ctx, `SELECT count(DISTINCT task_id) FROM allocations`).Scan(&allocated)
+	}))
+	require.Equal(t, tasks, allocated, "the ledger holds one placement per task")
+
+	listMu.Lock()
+	defer listMu.Unlock()
+	t.Logf("scale run: %d nodes × 8, %d tasks, GOMAXPROCS %d", nodes, tasks, runtime.GOMAXPROCS(0))
+	t.Logf("submissions: %v for %d (%.0f/s), HTTP p50 %v p99 %v", submitted.Round(time.Millisecond), tasks,
+		float64(tasks)/submitted.Seconds(), pct(submitLat, 50), pct(submitLat, 99))
+	t.Logf("submit→bound: p50 %v p99 %v max %v", pct(bound, 50), pct(bound, 99), pct(bound, 100))
+	t.Logf("placements/s end to end: %.0f (first submit → last bind %v); binding window %v (%.0f/s)",
+		float64(tasks)/wall.Seconds(), wall.Round(time.Millisecond), last.Sub(first).Round(time.Millisecond),
+		float64(tasks)/max(last.Sub(first).Seconds(), 1e-3))
+	t.Logf("task list during the run: %d calls, p50 %v p99 %v max %v", len(listLat), pct(listLat, 50), pct(listLat, 99), pct(listLat, 100))
+}
+
+// try sends a GET and returns the status, reading the body through.
+func (s *testServer) try(method, path, cred string) int {
+	r := s.do(method, path, cred, nil)
+	return r.Status
+}
+
+func enrollScaleNodes(t *testing.T, st controlplane.NodeStore, n int) {
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	next := atomic.Int64{}
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				id := fmt.Sprintf("scale-%05d", i)
+				tok := &controlplane.BootstrapToken{Prefix: id, TokenHash: "hash-" + id, ExpiresAt: time.Now().Add(time.Hour)}
+				if err := st.CreateBootstrapToken(ctx, tok); err != nil {
+					errs <- err
+					return
+				}
+				node := &controlplane.Node{ID: id, Hostname: id + ".lab", State: controlplane.NodeOnline, CPUCount: 128,
+					MemoryTotalMiB: 1 << 20, Inventory: scaleInventory(id)}
+				if err := st.EnrollNode(ctx, tok.TokenHash, node); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	require.NoError(t, <-errs)
+	require.NoError(t, heartbeatOnce(ctx, st, 0, n))
+}
+
+func scaleInventory(id string) []inventory.Snapshot {
+	snap := inventory.Snapshot{Vendor: inventory.VendorNVIDIA}
+	for i := range 8 {
+		mem := int64(81559)
+		uuid := fmt.Sprintf("GPU-%s-%d", id, i)
+		snap.Devices = append(snap.Devices, inventory.Device{Index: i, UUID: &uuid, Model: "NVIDIA H100 80GB HBM3", MemoryTotalMiB: &mem})
+	}
+	return []inventory.Snapshot{snap}
+}
+
+func heartbeatOnce(ctx context.Context, st controlplane.NodeStore, from, to int) error {
+	for i := from; i < to; i++ {
+		id := fmt.Sprintf("scale-%05d", i)
+		if _, err := st.RecordHeartbeat(ctx, id, controlplane.NodeHeartbeat{At: time.Now(), Health: "ok", CPUCount: 128,
+			MemoryTotalMiB: 1 << 20, Inventory: scaleInventory(id), Running: json.RawMessage(`[]`)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// heartbeatScaleNodes spreads one heartbeat per node over every interval.
+func heartbeatScaleNodes(ctx context.Context, st controlplane.NodeStore, n int, every time.Duration) {
+	const slots = 20
+	tick := time.NewTicker(every / slots)
+	defer tick.Stop()
+	for slot := 0; ; slot = (slot + 1) % slots {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		lo, hi := n*slot/slots, n*(slot+1)/slots
+		if err := heartbeatOnce(ctx, st, lo, hi); err != nil && ctx.Err() == nil {
+			panic(fmt.Sprintf("heartbeat: %v", err))
+		}
+	}
+}
+
+// waitSchedulerSees waits until the scheduler's summary counts devices.
+func waitSchedulerSees(t *testing.T, s *testServer, admin string, devices int) {
+	require.Eventually(t, func() bool {
+		var sum struct {
+			Fragmentation struct {
+				Free, Fragmented, Allocated int
+			} `json:"fragmentation"`
+		}
+		r := s.do(http.MethodGet, "/api/v1/scheduler/summary", admin, nil)
+		if r.Status != http.StatusOK || json.Unmarshal(r.Body, &sum) != nil {
+			return false
+		}
+		f := sum.Fragmentation
+		return f.Free+f.Fragmented+f.Allocated >= devices
+	}, 2*time.Minute, 200*time.Millisecond, "the scheduler never saw the %d devices", devices)
+}
+
+// scaleSpec is task i of the mix: shares of one device, whole devices and
+// 2-device tasks (mean 0.525 devices: 10,000 tasks fit 1,000 × 8).
+func scaleSpec(i int) map[string]any {
+	spec := map[string]any{"name": fmt.Sprintf("scale-%d", i), "command": []string{"true"}, "qos": "bronze"}
+	switch i % 20 {
+	case 0:
+		spec["device_count"], spec["compute_percent"] = 2, 100
+	case 1, 2, 3:
+		spec["device_count"], spec["compute_percent"] = 1, 100
+	case 4, 5, 6, 7, 8, 9:
+		spec["device_count"], spec["compute_percent"], spec["memory_mib"] = 1, 50, 20000
+	default:
+		spec["device_count"], spec["compute_percent"], spec["memory_mib"] = 1, 25, 10000
+	}
+	return spec
+}
+
+func submitScaleTasks(t *testing.T, s *testServer, admin string, n, clients int) []time.Duration {
+	lat := make([]time.Duration, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				t0 := time.Now()
+				if r := s.do(http.MethodPost, "/api/v1/tasks", admin, scaleSpec(i)); r.Status != http.StatusCreated {
+					if failed.Add(1) == 1 {
+						t.Errorf("submit %d: HTTP %d %s", i, r.Status, r.Body)
+					}
+					continue
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Zero(t, failed.Load(), "submissions refused")
+	return lat
+}
+
+func withConn(t *testing.T, dsn string, f func(*pgx.Conn) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	return f(c)
+}
+
+func waitAllBound(t *testing.T, dsn string, n int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	require.NoError(t, withConn(t, dsn, func(c *pgx.Conn) error {
+		for {
+			var bound int
+			if err := c.QueryRow(context.Background(), `SELECT count(DISTINCT task_id) FROM task_events WHERE to_state = 'scheduled'`).Scan(&bound); err != nil {
+				return err
+			}
+			if bound >= n {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%d of %d tasks bound after %v", bound, n, limit)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}))
+}
+
+// boundLatencies: per task, first scheduled transition − creation.
+func boundLatencies(t *testing.T, dsn string) (lat []time.Duration, first, last time.Time) {
+	require.NoError(t, withConn(t, dsn, func(c *pgx.Conn) error {
+		rows, err := c.Query(context.Background(), `SELECT t.created_at, min(e.at) FROM tasks t
+			JOIN task_events e ON e.task_id = t.id AND e.to_state = 'scheduled' GROUP BY t.id, t.created_at`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var created, at time.Time
+			if err := rows.Scan(&created, &at); err != nil {
+				return err
+			}
+			lat = append(lat, at.Sub(created))
+			if first.IsZero() || at.Before(first) {
+				first = at
+			}
+			if at.After(last) {
+				last = at
+			}
+		}
+		return rows.Err()
+	}))
+	return lat, first, last
+}
+
+// pct is the p-th percentile (nearest rank) of d; 100 = the maximum.
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	i := (len(s)*p + 99) / 100
+	return s[min(max(i-1, 0), len(s)-1)].Round(100 * time.Microsecond)
+}

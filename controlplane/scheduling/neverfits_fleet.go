@@ -1,0 +1,85 @@
+package scheduling
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/heteroflow/heteroflow/scheduler/model"
+)
+
+// fleetShapes is the submit-time never-fits check's view of the cluster:
+// one node per distinct device inventory (a fleet of 5,000 identical
+// nodes is one entry). The check depends on the inventory only, never on
+// allocations, so no ledger is read. Submissions never wait for the read
+// once a view exists: a view older than NodeSync is served while one
+// background read replaces it (reading 5,000 nodes takes longer than a
+// submission should).
+type fleetShapes struct {
+	mu         sync.Mutex // guards the fields below
+	at         time.Time
+	nodes      []*model.NodeInfo
+	refreshing bool
+	read       sync.Mutex // one store read at a time
+}
+
+// fleetNodes returns the view of the fleet: a fresh read when fresh is set
+// or none exists yet, else the current one (starting a background read
+// when it is older than NodeSync).
+func (s *Service) fleetNodes(ctx context.Context, fresh bool) ([]*model.NodeInfo, error) {
+	f := &s.fleet
+	f.mu.Lock()
+	nodes, at := f.nodes, f.at
+	if !fresh && nodes != nil {
+		if now := s.now(); (now.Sub(at) >= s.cfg.NodeSync || now.Before(at)) && !f.refreshing {
+			f.refreshing = true
+			go func() {
+				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+				defer cancel()
+				if _, err := s.readFleet(rctx); err != nil {
+					s.log.Warn("scheduling: reading the fleet for the never-fits check", "err", err)
+				}
+			}()
+		}
+		f.mu.Unlock()
+		return nodes, nil
+	}
+	f.mu.Unlock()
+	return s.readFleet(ctx)
+}
+
+// readFleet reads every node and installs the view.
+func (s *Service) readFleet(ctx context.Context) ([]*model.NodeInfo, error) {
+	f := &s.fleet
+	f.read.Lock()
+	defer f.read.Unlock()
+	began := s.now()
+	defer func() {
+		f.mu.Lock()
+		f.refreshing = false
+		f.mu.Unlock()
+	}()
+	nodes, err := allNodes(ctx, s.store)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := []*model.NodeInfo{}
+	for _, n := range nodes {
+		mn, shape, err := modelNode(n)
+		if err != nil {
+			return nil, err
+		}
+		if seen[shape] {
+			continue
+		}
+		seen[shape] = true
+		out = append(out, &model.NodeInfo{Node: &mn})
+	}
+	f.mu.Lock()
+	if !began.Before(f.at) { // never replace a newer view with an older read
+		f.nodes, f.at = out, began
+	}
+	f.mu.Unlock()
+	return out, nil
+}

@@ -1,0 +1,77 @@
+package scheduling
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+)
+
+// countingStore counts node list calls.
+type countingStore struct {
+	Store
+	lists atomic.Int64
+}
+
+func (c *countingStore) ListNodes(ctx context.Context, f controlplane.NodeFilter) ([]*controlplane.Node, int, error) {
+	c.lists.Add(1)
+	return c.Store.ListNodes(ctx, f)
+}
+
+// TestAdmitTaskFleetCache: the submit-time check reads the fleet once per
+// NodeSync however many tasks are submitted, keeps one entry per distinct
+// inventory, and confirms a refusal on a fresh read, so a node that joined
+// a moment ago admits the task that needs it.
+func TestAdmitTaskFleetCache(t *testing.T) {
+	h := newHarness(t, Config{})
+	cs := &countingStore{Store: h.db}
+	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
+	require.NoError(t, err)
+	for i := range 20 {
+		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	}
+	spec := controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 50}
+	for range 100 {
+		require.NoError(t, svc.AdmitTask(h.ctx, spec))
+	}
+	require.Equal(t, int64(1), cs.lists.Load(), "one read serves every submission within NodeSync")
+	nodes, err := svc.fleetNodes(h.ctx, false)
+	require.NoError(t, err)
+	require.Len(t, nodes, 1, "twenty identical nodes are one shape")
+
+	// A vendor the cached fleet lacks: refused only after a fresh read.
+	ascend := controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 100, Vendor: inventory.VendorAscend}
+	var nf *NeverFitsError
+	require.ErrorAs(t, svc.AdmitTask(h.ctx, ascend), &nf)
+	require.Contains(t, nf.Why, "no node in the cluster has ascend devices")
+	require.Equal(t, int64(2), cs.lists.Load())
+	h.addNode("npu", inventory.VendorAscend, "910B3", 8, 65536)
+	require.NoError(t, svc.AdmitTask(h.ctx, ascend), "the node that just joined holds it")
+	require.Equal(t, int64(3), cs.lists.Load())
+
+	// Past NodeSync a submission is answered from the view it has while
+	// one background read replaces it.
+	h.clk.Add(2 * time.Second)
+	require.NoError(t, svc.AdmitTask(h.ctx, spec))
+	require.Eventually(t, func() bool { return cs.lists.Load() == 4 }, 10*time.Second, 5*time.Millisecond)
+	for range 10 {
+		require.NoError(t, svc.AdmitTask(h.ctx, spec))
+	}
+	nodes, err = svc.fleetNodes(h.ctx, false)
+	require.NoError(t, err)
+	require.Len(t, nodes, 2)
+	require.Eventually(t, func() bool {
+		svc.fleet.mu.Lock()
+		defer svc.fleet.mu.Unlock()
+		return !svc.fleet.refreshing
+	}, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, int64(4), cs.lists.Load(), "one background read, not one per submission")
+}
