@@ -13,6 +13,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/agent/daemon"
 	"github.com/heteroflow/heteroflow/controlplane/app"
+	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/receivers/smi"
 )
@@ -31,6 +32,13 @@ type childSpec struct {
 	Server        string `json:"server"`
 	Token         string `json:"token"`
 	AdminPassword string `json:"admin_password"`
+	// HA server: PostgreSQL DSN, the shared secret key and the remote
+	// metrics store.
+	DB        string `json:"db,omitempty"`
+	HA        bool   `json:"ha,omitempty"`
+	SecretKey string `json:"secret_key,omitempty"`
+	WriteURL  string `json:"write_url,omitempty"`
+	QueryURL  string `json:"query_url,omitempty"`
 }
 
 func init() {
@@ -48,12 +56,20 @@ func child(role string) int {
 	os.Unsetenv(envChild)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	level := slog.LevelError
+	if s.HA {
+		level = slog.LevelInfo // leader changes are logged at info: the run's evidence
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	switch role {
 	case roleServer:
 		cfg := server.Defaults()
 		cfg.DataDir, cfg.APIAddr, cfg.ConsoleAddr = s.DataDir, s.Addr, ""
-		env := map[string]string{server.EnvAdminPassword: s.AdminPassword}
+		env := map[string]string{server.EnvAdminPassword: s.AdminPassword, server.EnvSecretKey: s.SecretKey}
+		if s.HA {
+			cfg.DB, cfg.HA.Enabled, cfg.Metrics.Mode = s.DB, true, metricstore.ModeRemote
+			cfg.Metrics.Remote.WriteURL, cfg.Metrics.Remote.QueryURL = s.WriteURL, s.QueryURL
+		}
 		a, err := app.New(ctx, cfg, server.Options{Logger: log, Stderr: io.Discard, Getenv: func(k string) string {
 			if v, ok := env[k]; ok {
 				return v

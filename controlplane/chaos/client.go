@@ -17,16 +17,24 @@ import (
 var errPartitioned = errors.New("network partition (simulated)")
 
 // apiClient is a minimal JSON client; cut makes every call fail, as a
-// partition does.
+// partition does. With several servers (HA) a call that finds its server
+// dead (transport error, 502/503) goes on to the next, as agents do.
 type apiClient struct {
-	base   string
+	bases  []string
+	cur    atomic.Int32
 	bearer atomic.Value // string
 	hc     *http.Client
 	cut    atomic.Bool
 }
 
 func newAPIClient(base string, hc *http.Client) *apiClient {
-	c := &apiClient{base: base, hc: hc}
+	return newMultiClient([]string{base}, 0, hc)
+}
+
+// newMultiClient talks to bases, starting with bases[start].
+func newMultiClient(bases []string, start int, hc *http.Client) *apiClient {
+	c := &apiClient{bases: bases, hc: hc}
+	c.cur.Store(int32(start % len(bases)))
 	c.bearer.Store("")
 	return c
 }
@@ -42,15 +50,33 @@ func (c *apiClient) do(ctx context.Context, method, path string, body, out any) 
 	if c.cut.Load() {
 		return errPartitioned
 	}
-	var rd io.Reader
+	var b []byte
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return err
 		}
+	}
+	start := int(c.cur.Load())
+	var err error
+	for n := range len(c.bases) {
+		i := (start + n) % len(c.bases)
+		err = c.doAt(ctx, c.bases[i], method, path, b, body != nil, out)
+		var he *httpError
+		if err == nil || ctx.Err() != nil || (errors.As(err, &he) && he.Status != 502 && he.Status != 503) {
+			c.cur.Store(int32(i))
+			return err
+		}
+	}
+	return err
+}
+
+func (c *apiClient) doAt(ctx context.Context, base, method, path string, b []byte, hasBody bool, out any) error {
+	var rd io.Reader
+	if hasBody {
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
 	if err != nil {
 		return err
 	}

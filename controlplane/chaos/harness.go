@@ -48,6 +48,13 @@ type Options struct {
 	Executable    string        // binary started as server and real agents; default os.Executable()
 	Logger        *slog.Logger
 	SubmitWorkers int
+	// Servers > 1 runs that many HA servers on PostgresDSN with the remote
+	// metrics store at RemoteWriteURL/RemoteQueryURL (ha.go); server faults
+	// then kill the scheduler leader.
+	Servers        int
+	PostgresDSN    string
+	RemoteWriteURL string
+	RemoteQueryURL string
 }
 
 func (o Options) withDefaults() Options {
@@ -107,6 +114,15 @@ type Report struct {
 	SubmitElapsed  time.Duration  `json:"submit_elapsed_ns"`
 	Errors         map[string]int `json:"transient_errors"` // retried calls, by kind
 	TasksPerSecond float64        `json:"tasks_per_second"`
+	// HA runs: time from the leader's SIGKILL until another server leads,
+	// the survivors' API answers after each failover, tasks the API
+	// acknowledged, acknowledged tasks not terminal at the end, and tasks
+	// created by a submission whose answer was lost with its server.
+	FailoverMillis   []int64        `json:"failover_ms,omitempty"`
+	SurvivorAnswers  map[string]int `json:"survivor_answers,omitempty"`
+	Acknowledged     int            `json:"acknowledged,omitempty"`
+	AckedNotTerminal []int64        `json:"acked_not_terminal,omitempty"`
+	UnackedCreated   int            `json:"unacked_created,omitempty"`
 }
 
 // OK reports whether the accounting is exact.
@@ -123,6 +139,9 @@ func (r *Report) OK() error {
 	}
 	if len(r.RunViolations) > 0 {
 		errs = append(errs, fmt.Errorf("tasks ran twice at once: %v", r.RunViolations[:min(5, len(r.RunViolations))]))
+	}
+	if len(r.AckedNotTerminal) > 0 {
+		errs = append(errs, fmt.Errorf("%d acknowledged tasks not terminal (first: %v)", len(r.AckedNotTerminal), r.AckedNotTerminal[:min(5, len(r.AckedNotTerminal))]))
 	}
 	if r.LedgerRows != r.LiveAllocRows {
 		errs = append(errs, fmt.Errorf("ledger has %d rows, live allocations %d", r.LedgerRows, r.LiveAllocRows))
@@ -148,6 +167,9 @@ type Harness struct {
 
 	addr         string // server listen address (host side)
 	base         string
+	port         int
+	bases        []string // every server's API (one unless HA)
+	ha           haState
 	admin        *apiClient
 	hc           *http.Client
 	server       *exec.Cmd
@@ -219,28 +241,16 @@ func (h *Harness) run(ctx context.Context, rep *Report) error {
 		h.nets = nets
 		rep.NetnsUsed = true
 	}
-	port, err := freePort()
-	if err != nil {
+	if err := h.up(ctx); err != nil {
 		return err
 	}
-	host := "127.0.0.1"
-	listen := host
-	if h.nets != nil {
-		listen = "0.0.0.0" // reachable from the namespaces through their veth links
-	}
-	h.addr = fmt.Sprintf("%s:%d", listen, port)
-	h.base = fmt.Sprintf("http://%s:%d", host, port)
-	if err := h.startServer(ctx); err != nil {
-		return err
-	}
-	h.admin = newAPIClient(h.base, h.hc)
 	if err := h.login(ctx); err != nil {
 		return err
 	}
 	log.Info("server up", "addr", h.base)
 	// Enroll the simulated agents.
 	for i := range o.SimAgents {
-		a := &simAgent{name: fmt.Sprintf("sim-%03d", i), h: h, cl: newAPIClient(h.base, h.hc), gpus: o.GPUsPerAgent,
+		a := &simAgent{name: fmt.Sprintf("sim-%03d", i), h: h, cl: h.agentClient(i), gpus: o.GPUsPerAgent,
 			handled: map[int64]bool{}, running: map[string]*simRun{}, poke: make(chan struct{}, 1)}
 		tok, err := h.bootstrapToken(ctx)
 		if err != nil {
@@ -257,10 +267,10 @@ func (h *Harness) run(ctx context.Context, rep *Report) error {
 		if err != nil {
 			return err
 		}
-		ra := &realAgent{h: h, idx: i, dir: filepath.Join(o.Dir, fmt.Sprintf("real-%d", i)), token: tok, server: h.base}
+		ra := &realAgent{h: h, idx: i, dir: filepath.Join(o.Dir, fmt.Sprintf("real-%d", i)), token: tok, server: strings.Join(h.bases, ",")}
 		if h.nets != nil {
 			ra.netns = h.nets.names[i]
-			ra.server = fmt.Sprintf("http://%s:%d", h.nets.hostIPs[i], port)
+			ra.server = fmt.Sprintf("http://%s:%d", h.nets.hostIPs[i], h.port)
 		}
 		if err := ra.start(); err != nil {
 			return err
@@ -311,7 +321,11 @@ func (h *Harness) faults(ctx context.Context, rep *Report) {
 		}
 		switch f.kind {
 		case "server":
-			if err := h.killServer(ctx); err != nil {
+			kill := h.killServer
+			if len(h.ha.procs) > 0 {
+				kill = h.killLeader
+			}
+			if err := kill(ctx); err != nil {
 				h.opts.Logger.Error("server restart failed", "err", err)
 				h.count("server_restart_failed")
 				continue
@@ -375,10 +389,11 @@ func (h *Harness) submit(ctx context.Context) error {
 	var firstErr error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for range o.SubmitWorkers {
+	for w := range o.SubmitWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			cl := h.submitClient(w)
 			for {
 				i := next.Add(1)
 				if i > int64(o.Tasks) || ctx.Err() != nil {
@@ -394,11 +409,15 @@ func (h *Harness) submit(ctx context.Context) error {
 					// agent processes (their machine's cores) take these.
 					spec["cpu_milli"] = 1500
 				}
+				var created struct {
+					ID int64 `json:"id"`
+				}
 				err := retry(ctx, 2*time.Minute, func() error {
-					err := h.admin.do(ctx, "POST", "/api/v1/tasks", spec, nil)
+					err := cl.do(ctx, "POST", "/api/v1/tasks", spec, &created)
 					var he *httpError
 					if errors.As(err, &he) && he.Status == 401 {
 						_ = h.login(ctx)
+						cl.bearer.Store(h.admin.bearer.Load())
 					}
 					if err != nil {
 						h.count("submit_retries")
@@ -413,6 +432,7 @@ func (h *Harness) submit(ctx context.Context) error {
 					mu.Unlock()
 					return
 				}
+				h.ack(created.ID)
 			}
 		}()
 	}
@@ -447,7 +467,7 @@ func (h *Harness) login(ctx context.Context) error {
 		AccessToken string `json:"access_token"`
 	}
 	err := retry(ctx, time.Minute, func() error {
-		return newAPIClient(h.base, h.hc).do(ctx, "POST", "/api/v1/auth/login",
+		return newMultiClient(h.bases, 0, h.hc).do(ctx, "POST", "/api/v1/auth/login",
 			map[string]string{"username": "admin", "password": adminPassword}, &resp)
 	})
 	if err != nil {
@@ -522,6 +542,7 @@ func (h *Harness) teardown() {
 	for _, r := range h.reals {
 		r.stop()
 	}
+	h.stopServers()
 	if h.server != nil {
 		_ = h.server.Process.Signal(syscall.SIGTERM)
 		select {
@@ -538,7 +559,7 @@ func (h *Harness) teardown() {
 
 // account opens the store the server left and checks everything.
 func (h *Harness) account(ctx context.Context, rep *Report) error {
-	st, err := storeopen.Open(ctx, "", filepath.Join(h.opts.Dir, "server"), h.opts.Logger)
+	st, err := storeopen.Open(ctx, h.opts.PostgresDSN, filepath.Join(h.opts.Dir, "server"), h.opts.Logger)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -550,6 +571,7 @@ func (h *Harness) account(ctx context.Context, rep *Report) error {
 		simNodes[a.nodeID] = true
 	}
 	seen := 0
+	terminal := map[int64]bool{}
 	for off := 0; ; off += 1000 {
 		ts, _, err := st.ListTasks(ctx, controlplane.TaskFilter{Label: map[string]string{"chaos": "1"}, Page: controlplane.Page{Limit: 1000, Offset: off}})
 		if err != nil {
@@ -561,8 +583,10 @@ func (h *Harness) account(ctx context.Context, rep *Report) error {
 			switch t.State {
 			case controlplane.TaskSucceeded:
 				rep.Terminal++
+				terminal[t.ID] = true
 			case controlplane.TaskFailed, controlplane.TaskCancelled, controlplane.TaskTimedOut:
 				rep.Terminal++
+				terminal[t.ID] = true
 				if strings.TrimSpace(t.Reason) == "" {
 					rep.NoReason = append(rep.NoReason, t.ID)
 				}
@@ -579,6 +603,17 @@ func (h *Harness) account(ctx context.Context, rep *Report) error {
 		if len(ts) < 1000 {
 			break
 		}
+	}
+	h.haReport(rep)
+	for _, id := range h.ha.acked {
+		if !terminal[id] {
+			rep.AckedNotTerminal = append(rep.AckedNotTerminal, id)
+		}
+	}
+	if seen > rep.Submitted {
+		// A submission whose server died before it answered was created
+		// and submitted again: such tasks must end too (they are counted).
+		rep.UnackedCreated, rep.Submitted = seen-rep.Submitted, seen
 	}
 	if seen != rep.Submitted {
 		rep.Lost = append(rep.Lost, int64(-(rep.Submitted - seen))) // negative: count of tasks missing entirely

@@ -133,9 +133,20 @@ func New(o Options) (*Service, error) {
 func (s *Service) Run(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.Tick)
 	defer tick.Stop()
-	var renewed time.Time
 	var synced time.Time
+	ledGen := 0 // the keeper's generation this server leads under
+	keeper := newLeaseKeeper(s.cfg.LeaseTTL, s.cfg.Tick, func(ctx context.Context, ttl time.Duration) (bool, error) {
+		return s.store.AcquireLease(ctx, LeaseName, s.holder, ttl)
+	})
+	kctx, stopKeeper := context.WithCancel(ctx)
+	kdone := make(chan struct{})
+	go func() {
+		defer close(kdone)
+		keeper.run(kctx, func(err error) { s.log.Warn("scheduler lease", "err", err) })
+	}()
 	defer func() {
+		stopKeeper()
+		<-kdone
 		s.stepDown()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
@@ -143,34 +154,31 @@ func (s *Service) Run(ctx context.Context) {
 	}()
 	for {
 		now := s.now()
-		if now.Sub(renewed) >= s.cfg.LeaseTTL/3 {
-			ok, err := s.store.AcquireLease(ctx, LeaseName, s.holder, s.cfg.LeaseTTL)
-			switch {
-			case err != nil:
-				if ctx.Err() == nil {
-					s.log.Warn("scheduler lease", "err", err)
+		lead, gen, held := keeper.current()
+		if s.isLeader() && (!held || gen != ledGen) {
+			// Lost, or lost and taken again: what was built under the
+			// previous leadership may be stale.
+			s.stepDown()
+		}
+		switch {
+		case held && !s.isLeader():
+			if err := s.becomeLeader(lead); err != nil {
+				if ctx.Err() == nil && lead.Err() == nil {
+					s.log.Error("scheduler: cannot take over", "err", err)
+					_ = s.store.ReleaseLease(ctx, LeaseName, s.holder)
 				}
-				s.stepDown()
-			case ok:
-				renewed = now
-				if !s.isLeader() {
-					if err := s.becomeLeader(ctx); err != nil {
-						s.log.Error("scheduler: cannot take over", "err", err)
-						_ = s.store.ReleaseLease(ctx, LeaseName, s.holder)
-					} else {
-						synced = now
-					}
-				}
-			default:
-				s.stepDown()
+			} else {
+				synced, ledGen = now, gen
 			}
 		}
-		if s.isLeader() {
+		if held && s.isLeader() {
 			full := now.Sub(synced) >= s.cfg.NodeSync
 			if full {
 				synced = now
 			}
-			if err := s.Tick(ctx, full); err != nil && ctx.Err() == nil {
+			// lead is cancelled when the lease is lost or runs out: the
+			// tick's store calls stop there.
+			if err := s.Tick(lead, full); err != nil && ctx.Err() == nil && lead.Err() == nil {
 				s.log.Warn("scheduling tick", "err", err)
 			}
 		}
@@ -178,6 +186,7 @@ func (s *Service) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-keeper.wake:
 		}
 	}
 }
