@@ -49,6 +49,9 @@ describe('billing console', () => {
     await page.getByText('用量与计费').waitFor();
     assert.equal(await page.getByTestId('billing-scope').textContent(), '全部租户');
     await page.getByText('该周期内没有用量。').first().waitFor();
+    // Efficiency (measured / allocated) beside the totals; nothing measured yet.
+    await page.getByText('使用效率').first().waitFor();
+    assert.match(await page.getByTestId('billing-total-efficiency').textContent(), /未测量/);
   });
 
   step('price book: an entry is added, a negative price is refused with the reason', async () => {
@@ -85,6 +88,7 @@ describe('billing console', () => {
     const { readFile } = await import('node:fs/promises');
     const text = await readFile(path, 'utf8');
     assert.match(text.split('\n')[0], /^section,period,from,to,currency/);
+    assert.match(text.split('\n')[0], /,measured_hours,measured_compute_percent_hours,measured_memory_gib_hours,compute_efficiency,memory_efficiency$/);
   });
 
   step('English: the page follows the language switch', async () => {
@@ -93,6 +97,7 @@ describe('billing console', () => {
     await page.getByText('Usage and billing').waitFor();
     await page.getByText('Price book').waitFor();
     assert.equal(await page.getByTestId('billing-scope').textContent(), 'All tenants');
+    assert.match(await page.getByTestId('billing-total-efficiency').textContent(), /Efficiency.*not measured/);
   });
 
   step('a tenant filter for an unknown tenant shows the server error', async () => {

@@ -12,6 +12,15 @@ export interface UsageHours {
   device_hours: number;
   memory_gib_hours: number;
   compute_percent_hours: number;
+  measured_hours?: number;
+  measured_compute_percent_hours?: number;
+  measured_memory_gib_hours?: number;
+}
+
+/** Measured over allocated usage (0-1), over the time device metrics cover. */
+export interface Efficiency {
+  compute: number;
+  memory: number;
 }
 
 export interface ReportLine {
@@ -24,6 +33,7 @@ export interface ReportLine {
   task_id?: number;
   day?: string;
   hours: UsageHours;
+  efficiency?: Efficiency;
   cost: number;
 }
 

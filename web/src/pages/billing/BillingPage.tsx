@@ -5,7 +5,7 @@
 // everything, a tenant's operator that tenant, users their own usage.
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Col, DatePicker, Empty, Form, Input, InputNumber, Popconfirm, Row, Select, Space, Statistic, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Col, DatePicker, Empty, Form, Input, InputNumber, Popconfirm, Row, Select, Space, Statistic, Table, Tag, Tooltip, Typography } from 'antd';
 import { DownloadOutlined } from '@ant-design/icons';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
@@ -17,6 +17,11 @@ import { billing, downloadReport, type Budget, type Period, type PriceEntry, typ
 
 const fmt2 = (v: number) => v.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const fmtH = (v: number) => v.toLocaleString(undefined, { maximumFractionDigits: 3 });
+const pct = (v: number) => `${(v * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })}%`;
+// Efficiency: measured / allocated compute and memory; "not measured" when
+// no device metrics covered the usage.
+const fmtEff = (l: ReportLine, t: (k: string, o?: Record<string, string>) => string) =>
+  l.efficiency ? t('bill.efficiencyValue', { compute: pct(l.efficiency.compute), memory: pct(l.efficiency.memory) }) : t('bill.notMeasured');
 
 function barOption(lines: ReportLine[], label: (l: ReportLine) => string, name: string): EChartsCoreOption {
   return {
@@ -49,10 +54,16 @@ function ReportView({ q }: { q: ReportQuery }) {
     title,
     key,
     align: 'right' as const,
-    render: (_: unknown, l: ReportLine) => fmtH(l.hours[key]),
+    render: (_: unknown, l: ReportLine) => fmtH(l.hours[key] ?? 0),
   });
   const costCol = { title: `${t('bill.cost')} (${cur})`, dataIndex: 'cost', align: 'right' as const, render: (v: number) => fmt2(v) };
-  const usageCols = [num('device_hours', t('bill.deviceHours')), num('memory_gib_hours', t('bill.memoryHours')), num('compute_percent_hours', t('bill.computeHours')), costCol];
+  const effCol = {
+    title: t('bill.efficiency'),
+    key: 'efficiency',
+    align: 'right' as const,
+    render: (_: unknown, l: ReportLine) => <span data-testid="billing-efficiency">{fmtEff(l, t)}</span>,
+  };
+  const usageCols = [num('device_hours', t('bill.deviceHours')), num('memory_gib_hours', t('bill.memoryHours')), num('compute_percent_hours', t('bill.computeHours')), effCol, costCol];
   const table = (title: string, testid: string, rows: ReportLine[], keyCols: object[], rowKey: (l: ReportLine) => string) => (
     <Card size="small" title={title} data-testid={testid}>
       <Table size="small" pagination={false} rowKey={rowKey} dataSource={rows} columns={[...keyCols, ...usageCols]} locale={{ emptyText: t('bill.empty') }} />
@@ -84,10 +95,15 @@ function ReportView({ q }: { q: ReportQuery }) {
           ))}
         </Space>
         <Row gutter={16} style={{ marginTop: 12 }}>
-          <Col span={6}><Statistic title={`${t('bill.cost')} (${cur})`} value={fmt2(r.total.cost)} data-testid="billing-total-cost" /></Col>
-          <Col span={6}><Statistic title={t('bill.deviceHours')} value={fmtH(r.total.hours.device_hours)} data-testid="billing-total-device-hours" /></Col>
-          <Col span={6}><Statistic title={t('bill.memoryHours')} value={fmtH(r.total.hours.memory_gib_hours)} /></Col>
-          <Col span={6}><Statistic title={t('bill.computeHours')} value={fmtH(r.total.hours.compute_percent_hours)} /></Col>
+          <Col span={5}><Statistic title={`${t('bill.cost')} (${cur})`} value={fmt2(r.total.cost)} data-testid="billing-total-cost" /></Col>
+          <Col span={5}><Statistic title={t('bill.deviceHours')} value={fmtH(r.total.hours.device_hours)} data-testid="billing-total-device-hours" /></Col>
+          <Col span={5}><Statistic title={t('bill.memoryHours')} value={fmtH(r.total.hours.memory_gib_hours)} /></Col>
+          <Col span={5}><Statistic title={t('bill.computeHours')} value={fmtH(r.total.hours.compute_percent_hours)} /></Col>
+          <Col span={4}>
+            <Tooltip title={t('bill.efficiencyHelp')}>
+              <Statistic title={t('bill.efficiency')} value={fmtEff(r.total, t)} data-testid="billing-total-efficiency" />
+            </Tooltip>
+          </Col>
         </Row>
       </Card>
       {r.daily.length === 0 ? (
