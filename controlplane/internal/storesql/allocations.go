@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
 // The allocation ledger's rows. Binding and releasing stay in each store:
@@ -49,4 +50,44 @@ func (q Queries) ListAllocations(ctx context.Context, nodeID string) ([]*control
 		query += ` WHERE node_id = ` + a.Add(nodeID)
 	}
 	return all(ctx, q.db.Reader(), q.scanAllocation, query+` ORDER BY task_id, attempt, device_pos`, a.Vals...)
+}
+
+// IntervalCols are the allocation columns ScanInterval reads (table alias
+// a), before the owner id, owner name and release time.
+const IntervalCols = `a.id, a.task_id, a.attempt, a.node_id, a.device_pos, a.device_index, a.device_uuid, a.vendor,
+	a.model, a.memory_mib, a.compute_milli, a.qos, a.isolation, a.profile, a.part_start, a.cpu_milli,
+	a.host_memory_mib, a.tenant, a.project, a.priority, a.draining, a.created_at`
+
+// ScanInterval reads IntervalCols followed by owner id, owner and release
+// time (NULL while the allocation is held).
+func ScanInterval(d Dialect, row Row) (*controlplane.AllocationInterval, error) {
+	var iv controlplane.AllocationInterval
+	a := &iv.Allocation
+	var owner *int64
+	if err := row.Scan(&a.ID, &a.TaskID, &a.Attempt, &a.NodeID, &a.DevicePos, &a.DeviceIndex, &a.DeviceUUID,
+		&a.Vendor, &a.Model, &a.MemoryMiB, &a.ComputeMilli, &a.QoS, &a.Isolation, &a.Profile, &a.PartStart,
+		&a.CPUMilli, &a.HostMemoryMiB, &a.Tenant, &a.Project, &a.Priority, &a.Draining, d.ScanTime(&a.CreatedAt),
+		&owner, &iv.Owner, d.ScanNullTime(&iv.ReleasedAt)); err != nil {
+		return nil, err
+	}
+	if owner != nil {
+		iv.OwnerID = *owner
+	}
+	return &iv, nil
+}
+
+func (q Queries) scanInterval(row Row) (*controlplane.AllocationInterval, error) {
+	return ScanInterval(q.db, row)
+}
+
+// ListUnmeteredIntervals: see controlplane.BillingStore.
+func (q Queries) ListUnmeteredIntervals(ctx context.Context, limit int) ([]*controlplane.AllocationInterval, error) {
+	return all(ctx, q.db.Reader(), q.scanInterval, `SELECT `+IntervalCols+`, a.owner_id, a.owner, a.released_at
+		FROM allocation_history a WHERE NOT a.metered ORDER BY a.released_at, a.id LIMIT $1`, storeutil.ListLimit(limit))
+}
+
+// ListOpenIntervals: see controlplane.BillingStore.
+func (q Queries) ListOpenIntervals(ctx context.Context) ([]*controlplane.AllocationInterval, error) {
+	return all(ctx, q.db.Reader(), q.scanInterval, `SELECT `+IntervalCols+`, t.owner_id, COALESCE(t.owner, ''),
+		CAST(NULL AS TIMESTAMPTZ) FROM allocations a LEFT JOIN tasks t ON t.id = a.task_id ORDER BY a.id`)
 }

@@ -199,3 +199,13 @@ func (q Queries) DeleteBudget(ctx context.Context, id int64) error {
 		return affected(n, err, fmt.Sprintf("budget %d", id))
 	})
 }
+
+// TenantKnown: see controlplane.BillingStore.
+func (q Queries) TenantKnown(ctx context.Context, tenant string) (bool, error) {
+	var ok bool
+	err := q.db.Reader().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE tenant = $1)
+		OR EXISTS (SELECT 1 FROM tasks WHERE tenant = $1) OR EXISTS (SELECT 1 FROM quotas WHERE tenant = $1)
+		OR EXISTS (SELECT 1 FROM usage_records WHERE tenant = $1) OR EXISTS (SELECT 1 FROM budgets WHERE tenant = $1)`,
+		tenant).Scan(&ok)
+	return ok, err
+}
