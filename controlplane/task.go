@@ -109,6 +109,11 @@ type TaskSpec struct {
 	RDMA           bool
 	Gang           string // gang group name; empty = none
 	GangSize       int
+	// AllowBestEffort lets a Silver task run on a device that cannot
+	// enforce Silver (no MPS or HAMi-core on its node) when no enforcing
+	// device can take it: it then shares the device as Bronze does, and its
+	// placement event says so. Enforcing devices are always tried first.
+	AllowBestEffort bool
 }
 
 // Limits on submitted fields; validation messages quote them.
@@ -166,6 +171,9 @@ func (s *TaskSpec) Validate() error {
 	}
 	if !s.QoS.Valid() {
 		return Invalidf("qos must be gold, silver or bronze, not %q", s.QoS)
+	}
+	if s.AllowBestEffort && (s.QoS != QoSSilver || s.DeviceCount == 0) {
+		return Invalidf("allow_best_effort applies to qos silver tasks with devices only")
 	}
 	for k := range s.Labels {
 		if k == "" || len(k) > 63 {

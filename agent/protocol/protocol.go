@@ -21,6 +21,9 @@ const (
 	IsolationMPS      = "mps"       // Silver, NVIDIA: CUDA_MPS_* limits
 	IsolationEnv      = "env-limits"
 	IsolationShare    = "share" // Bronze: visibility only
+	// IsolationBestEffort is Silver on a node that enforces no Silver
+	// limits, which the task allowed: visibility only, nothing enforced.
+	IsolationBestEffort = "best-effort"
 )
 
 // DeviceSlice is one device (or slice of one) assigned to a task: a ledger

@@ -65,6 +65,12 @@ func (iso *Isolator) Prepare(ctx context.Context, qos string, devices []protocol
 	case "silver":
 		var nvidia, others []protocol.DeviceSlice
 		for _, d := range p.Devices {
+			if d.Isolation == protocol.IsolationBestEffort {
+				// Allowed by the task where nothing enforces Silver:
+				// visibility only, as Bronze.
+				iso.log().Info("silver best-effort: no limits enforced on this node", "vendor", d.Vendor, "index", d.Index)
+				continue
+			}
 			if d.Vendor == inventory.VendorNVIDIA {
 				nvidia = append(nvidia, d)
 			} else {

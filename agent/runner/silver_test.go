@@ -181,3 +181,23 @@ func TestContainerCarriesSilverMounts(t *testing.T) {
 	require.Contains(t, strings.Join(argv, " "), "-v /var/mps/GPU-a:/var/mps/GPU-a")
 	require.Contains(t, argv, "--ipc=host")
 }
+
+// TestSilverBestEffortSetsNoLimits: a Silver slice the scheduler placed
+// best-effort (the node enforces nothing, the task allowed it) starts with
+// visibility only — no MPS daemon, no preload, no refusal.
+func TestSilverBestEffortSetsNoLimits(t *testing.T) {
+	t.Parallel()
+	cli, dir := newFakeNVIDIA(t)
+	ctx := context.Background()
+	bare := &Isolator{CLI: cli, Logger: quietLogger}
+	one := []protocol.DeviceSlice{{Vendor: "nvidia", Index: 0, UUID: "GPU-a", MemoryMiB: 8192, ComputePercent: 30,
+		Isolation: protocol.IsolationBestEffort}}
+	p, err := bare.Prepare(ctx, "silver", one)
+	require.NoError(t, err)
+	require.Empty(t, p.Env)
+	require.Empty(t, p.Mounts)
+	require.False(t, p.IPCHost)
+	require.NoError(t, p.Release(ctx))
+	_, err = os.Stat(filepath.Join(dir, "cli.jsonl"))
+	require.True(t, os.IsNotExist(err), "best effort needs no CLI call")
+}

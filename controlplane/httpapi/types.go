@@ -60,7 +60,7 @@ func specDomain(s TaskSpecJSON) controlplane.TaskSpec {
 		SecretEnv: s.SecretEnv, DeviceCount: s.DeviceCount, MemoryMiB: s.MemoryMiB, ComputePercent: s.ComputePercent, Vendor: s.Vendor,
 		Models: s.Models, QoS: s.QoS, Priority: s.Priority, TimeoutSeconds: s.TimeoutSeconds, MaxRetries: s.MaxRetries,
 		Labels: s.Labels, Tenant: s.Tenant, Project: s.Project, CPUMilli: s.CPUMilli, HostMemoryMiB: s.HostMemoryMiB,
-		RDMA: s.RDMA, Gang: s.Gang, GangSize: s.GangSize}
+		RDMA: s.RDMA, Gang: s.Gang, GangSize: s.GangSize, AllowBestEffort: s.AllowBestEffort}
 }
 
 func specJSON(s controlplane.TaskSpec) TaskSpecJSON {
@@ -68,7 +68,7 @@ func specJSON(s controlplane.TaskSpec) TaskSpecJSON {
 		DeviceCount: s.DeviceCount, MemoryMiB: s.MemoryMiB, ComputePercent: s.ComputePercent, Vendor: s.Vendor,
 		Models: s.Models, QoS: s.QoS, Priority: s.Priority, TimeoutSeconds: s.TimeoutSeconds, MaxRetries: s.MaxRetries,
 		Labels: s.Labels, Tenant: s.Tenant, Project: s.Project, CPUMilli: s.CPUMilli, HostMemoryMiB: s.HostMemoryMiB,
-		RDMA: s.RDMA, Gang: s.Gang, GangSize: s.GangSize}
+		RDMA: s.RDMA, Gang: s.Gang, GangSize: s.GangSize, AllowBestEffort: s.AllowBestEffort}
 }
 
 func taskJSON(t *controlplane.Task) TaskJSON {

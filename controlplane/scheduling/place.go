@@ -108,6 +108,18 @@ func (s *Service) scheduleOneLocked(ctx context.Context, t *controlplane.Task) (
 	defer span.End()
 	began := time.Now()
 	res, err := s.fw.Schedule(ctx, req, framework.ScheduleOptions{Diagnose: true})
+	if errors.Is(err, framework.ErrUnschedulable) && t.Spec.AllowBestEffort && req.QoS == model.QoSSilver {
+		// No device that enforces Silver can take it: the task allows a
+		// shared, unenforced run, so look again with that.
+		be := *req
+		be.BestEffort = true
+		if nerr := be.Normalize(); nerr == nil {
+			s.poolRequest(t, &be)
+			if bres, berr := s.fw.Schedule(ctx, &be, framework.ScheduleOptions{Diagnose: true}); berr == nil {
+				req, res, err = &be, bres, nil
+			}
+		}
+	}
 	took := time.Since(began).Seconds()
 	s.cur = nil
 	switch {
@@ -287,6 +299,13 @@ func placementReason(p *model.Placement, ni *model.NodeInfo) string {
 		}
 		d := ni.Node.Devices[sl.Device]
 		r += fmt.Sprintf("%s%s %s #%d %d%%/%dMiB %s", sep, d.Vendor, d.Model, d.Index, sl.ComputeMilli/10, sl.MemoryMiB, sl.Isolation)
+	}
+	for _, sl := range p.Slices {
+		if sl.Isolation == model.IsolationBestEffort {
+			r += "; best-effort: no device that enforces Silver (CUDA MPS, HAMi-core, vendor limits) could take it, " +
+				"so it shares the device without enforced limits, as the task allows"
+			break
+		}
 	}
 	return r
 }

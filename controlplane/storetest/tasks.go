@@ -16,6 +16,7 @@ func FullSpec(name string) controlplane.TaskSpec {
 		Vendor: "nvidia", Models: []string{"A100", "H100"}, QoS: controlplane.QoSSilver, Priority: 700,
 		TimeoutSeconds: 3600, MaxRetries: 2, Labels: map[string]string{"team": "vision", "env": "prod"},
 		Tenant: "acme", Project: "p1", CPUMilli: 4000, HostMemoryMiB: 16384, RDMA: true, Gang: "g1", GangSize: 2,
+		AllowBestEffort: true,
 	}
 }
 

@@ -19,13 +19,18 @@ type Slice struct {
 	PartSize     int    `json:"-"`                 // memory slices of the profile (MIG)
 }
 
+// IsolationBestEffort is a Silver slice on a device whose node enforces no
+// Silver limits: visibility only, the task having allowed it.
+const IsolationBestEffort = "best-effort"
+
 // FitDevice decides whether one slice of r fits device d in state s and, if
 // so, returns it. ratioMilli is the bronze memory overcommit ×1000.
 // The QoS rules (ARCHITECTURE.md) live here and nowhere else:
 //   - gold: a hardware partition that fits (smallest profile, first legal
 //     start slot), or the whole free device when the model has none or the
 //     task asks for all of it;
-//   - silver: needs driver-level limits on the device; slices by MiB and %;
+//   - silver: needs driver-level limits on the device; slices by MiB and %
+//     (a BestEffort request also takes a sharing device without them);
 //   - bronze: needs software sharing; memory may overcommit by the ratio.
 func FitDevice(d *Device, s *DeviceState, r *Request, ratioMilli int64) (Slice, bool) {
 	out := Slice{Device: -1, DeviceIndex: d.Index, MemoryMiB: r.MemoryMiB, ComputeMilli: r.ComputeMilli, QoS: r.QoS, Start: -1}
@@ -39,7 +44,13 @@ func FitDevice(d *Device, s *DeviceState, r *Request, ratioMilli int64) (Slice, 
 		return fitGold(d, s, r, out)
 	case QoSSilver:
 		if d.Isolation.DriverLimits == "" {
-			return out, false
+			if !r.BestEffort || !d.Isolation.Sharing {
+				return out, false
+			}
+			// Nothing on the node enforces Silver; the task allowed a
+			// shared, unenforced run (accounted as Silver: no overcommit).
+			out.Isolation = IsolationBestEffort
+			break
 		}
 		out.Isolation = d.Isolation.DriverLimits
 		if out.Isolation == "mps" && r.DeviceCount > 1 {

@@ -48,3 +48,41 @@ func TestNodeKeepsCardAndChip(t *testing.T) {
 	require.Equal(t, 1, *d.Chip)
 	require.Equal(t, "vnpu", d.Isolation.Hardware)
 }
+
+// TestSilverBestEffortOnlyWhenAllowed: a device without Silver enforcement
+// takes a Silver request only when it asks for best effort, and never one
+// that cannot share or is in MIG mode.
+func TestSilverBestEffortOnlyWhenAllowed(t *testing.T) {
+	t.Parallel()
+	free := DeviceState{FreeMilli: WholeMilli}
+	for _, tc := range []struct {
+		name       string
+		mech       string
+		sharing    bool
+		mig        bool
+		bestEffort bool
+		ok         bool
+		isolation  string
+	}{
+		{"unenforced, not allowed", "", true, false, false, false, ""},
+		{"unenforced, allowed", "", true, false, true, true, IsolationBestEffort},
+		{"enforced stays enforced", "hami-core", true, false, true, true, "hami-core"},
+		{"no sharing either", "", false, false, true, false, ""},
+		{"MIG mode", "", true, true, true, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := dev(inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 81559)
+			d.Isolation.DriverLimits, d.Isolation.Sharing, d.MIG = tc.mech, tc.sharing, tc.mig
+			r := req(t, QoSSilver, 8192, 25)
+			r.BestEffort = tc.bestEffort
+			s, ok := FitDevice(&d, &free, r, 1000)
+			require.Equal(t, tc.ok, ok)
+			if ok {
+				require.Equal(t, tc.isolation, s.Isolation)
+			}
+		})
+	}
+	r := req(t, QoSBronze, 8192, 25)
+	r.BestEffort = true
+	require.Error(t, r.Normalize(), "best effort is a Silver option")
+}

@@ -41,6 +41,11 @@ type Request struct {
 	// and the tenant does not split shapes). See SetPool.
 	Tenant  string `json:"tenant,omitempty"`
 	PoolGen uint64 `json:"-"`
+	// BestEffort lets a Silver request take a sharing device whose node
+	// enforces no Silver limits (slice isolation IsolationBestEffort). The
+	// control plane sets it only on a second pass, after no enforcing
+	// device fitted, and only for tasks that allow it.
+	BestEffort bool `json:"best_effort,omitempty"`
 
 	// ComputeMilli is ComputePercent in milli-devices, set by Normalize.
 	ComputeMilli int32 `json:"-"`
@@ -66,6 +71,8 @@ func (r *Request) Normalize() error {
 		return fmt.Errorf("request %s: compute_percent must be between 0 and 100", r.ID)
 	case r.Gang != "" && r.GangSize < 1:
 		return fmt.Errorf("request %s: gang_size must be at least 1 when gang is set", r.ID)
+	case r.BestEffort && r.QoS != QoSSilver:
+		return fmt.Errorf("request %s: best_effort applies to silver only", r.ID)
 	}
 	if r.DeviceCount > 0 && r.ComputePercent == 0 {
 		// A device request without a compute share asks for the whole device
@@ -103,6 +110,9 @@ func (r *Request) buildShapeKey() string {
 	b.WriteString(strings.Join(r.ExcludeModels, "|"))
 	if r.RDMA {
 		b.WriteString(",rdma")
+	}
+	if r.BestEffort {
+		b.WriteString(",best-effort")
 	}
 	if r.PoolGen != 0 {
 		// Node pools make feasibility depend on the tenant and on the

@@ -15,7 +15,7 @@ import (
 const TaskCols = `id, name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
 	models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
 	host_memory_mib, rdma, gang, gang_size, state, COALESCE(owner_id, 0), owner, attempt, node_id,
-	exit_code, reason, created_at, updated_at, started_at, finished_at, secret_env`
+	exit_code, reason, created_at, updated_at, started_at, finished_at, secret_env, allow_best_effort`
 
 // ScanTask reads one row of TaskCols.
 func ScanTask(d Dialect, row Row) (*controlplane.Task, error) {
@@ -26,7 +26,8 @@ func ScanTask(d Dialect, row Row) (*controlplane.Task, error) {
 		&s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
 		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize,
 		&t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason, d.ScanTime(&t.CreatedAt),
-		d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt), &secretEnv); err != nil {
+		d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt), &secretEnv,
+		&s.AllowBestEffort); err != nil {
 		return nil, err
 	}
 	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
