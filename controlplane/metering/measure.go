@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -29,8 +31,14 @@ const (
 
 // measureQuery averages a device's utilisation and memory in use over the
 // window ending at the evaluation time, as two samples told apart by "q".
-func measureQuery(host, vendor string, index int, window time.Duration) string {
-	sel := `{host_name=` + strconv.Quote(host) + `,hw_vendor=` + strconv.Quote(vendor) +
+// The agent's collector names its node by id in host_name (hosts lists
+// the node's hostname too, for collectors set up by hand).
+func measureQuery(hosts []string, vendor string, index int, window time.Duration) string {
+	alt := make([]string, len(hosts))
+	for i, h := range hosts {
+		alt[i] = regexp.QuoteMeta(h)
+	}
+	sel := `{host_name=~` + strconv.Quote(strings.Join(alt, "|")) + `,hw_vendor=` + strconv.Quote(vendor) +
 		`,hw_index="` + strconv.Itoa(index) + `"}`
 	w := "[" + strconv.FormatInt(window.Milliseconds(), 10) + "ms]"
 	return `label_replace(avg(avg_over_time(` + utilMetric + sel + w + `)), "q", "util", "", "") or ` +
@@ -45,7 +53,7 @@ func measureQuery(host, vendor string, index int, window time.Duration) string {
 // never credited with more than it holds.
 type measurer struct {
 	q     Querier
-	hosts map[string]string // node id → host_name of its metrics
+	hosts map[string]string // node id → hostname
 	// ivs are the intervals of the records' nodes that overlap them, by
 	// node, vendor and device index.
 	ivs map[devKey][]*controlplane.AllocationInterval
@@ -81,10 +89,11 @@ func (s *Service) newMeasurer(ctx context.Context, hosts map[string]string, recs
 // measure fills r.Measured. A failed query leaves the stretch unmeasured
 // (and is returned, so the pass can log it) rather than losing the record.
 func (m *measurer) measure(ctx context.Context, r *controlplane.UsageRecord, vendorIndex int, now time.Time) error {
-	host := m.hosts[r.NodeID]
-	if host == "" {
-		return nil
+	hosts := []string{r.NodeID}
+	if h := m.hosts[r.NodeID]; h != "" && h != r.NodeID {
+		hosts = append(hosts, h)
 	}
+	host := r.NodeID
 	k := devKey{r.NodeID, r.Vendor, vendorIndex}
 	start, end := r.Start, r.End
 	// Stretches: cut the record wherever another slice on the device was
@@ -112,7 +121,7 @@ func (m *measurer) measure(ctx context.Context, r *controlplane.UsageRecord, ven
 				mem += iv.MemoryMiB
 			}
 		}
-		vec, err := m.q.Instant(ctx, measureQuery(host, r.Vendor, vendorIndex, b.Sub(a)), b)
+		vec, err := m.q.Instant(ctx, measureQuery(hosts, r.Vendor, vendorIndex, b.Sub(a)), b)
 		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("measure interval %d on %s: %w", r.IntervalID, host, err)

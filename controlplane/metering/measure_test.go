@@ -99,6 +99,7 @@ func TestMeasuredUsage(t *testing.T) {
 	ctx := t.Context()
 	t0 := controlplane.Day(time.Now()).AddDate(0, 0, -1).Add(2 * time.Hour) // yesterday 02:00 UTC
 	m := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	// host_name is the node's id, as the agent's collector sets it.
 	pushDeviceMetrics(t, ms, "gpu-1", m(-5), m(100), []deviceLoad{{0, 0.6, 40960}, {1, 0.9, 61440}, {2, 0.2, 10240}})
 
 	alice, bob, carol := r.user("alice", "acme"), r.user("bob", "acme"), r.user("carol", "beta")

@@ -46,7 +46,7 @@ func newReplay(t *testing.T) *replay {
 	for i := range devs {
 		devs[i] = inventory.Device{Index: i, Model: "H100", MemoryTotalMiB: &mem}
 	}
-	node := &controlplane.Node{ID: "gpu-1", Hostname: "gpu-1", OS: "linux", Arch: "amd64", APIKeyPrefix: "hfk_gpu1",
+	node := &controlplane.Node{ID: "gpu-1", Hostname: "gpu-1.example", // the id is not the hostname, as at enrolment OS: "linux", Arch: "amd64", APIKeyPrefix: "hfk_gpu1",
 		Inventory: []inventory.Snapshot{{Vendor: "nvidia", Devices: devs}}}
 	require.NoError(t, db.EnrollNode(t.Context(), "hash", node))
 	r.n = node.ID

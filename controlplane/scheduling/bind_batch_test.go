@@ -121,3 +121,27 @@ func repeat(v, n int) []int {
 	}
 	return out
 }
+
+// TestBindBatchCountsQuota: placements waiting in this tick's bind batch
+// count against their tenant's quota, so one tick never places past it.
+func TestBindBatchCountsQuota(t *testing.T) {
+	h := newHarness(t, Config{})
+	require.NoError(t, h.db.CreateQuota(h.ctx, &controlplane.Quota{Tenant: "lab", Devices: 2, Policy: controlplane.QuotaQueue}))
+	h.addNode("n0", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	require.NoError(t, h.svc.Tick(h.ctx, true))
+	var ids []int64
+	for range 4 {
+		ids = append(ids, h.submit(controlplane.TaskSpec{Name: "q", Tenant: "lab", DeviceCount: 1, ComputePercent: 100,
+			QoS: controlplane.QoSBronze}).ID)
+	}
+	require.NoError(t, h.svc.Tick(h.ctx, false)) // admit
+	require.NoError(t, h.svc.Tick(h.ctx, false)) // place
+	scheduled := 0
+	for _, id := range ids {
+		if h.task(id).State == controlplane.TaskScheduled {
+			scheduled++
+		}
+	}
+	require.Equal(t, 2, scheduled, "the quota allows two devices")
+	require.NoError(t, h.svc.snap.cl.CheckInvariants())
+}

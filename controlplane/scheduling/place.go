@@ -55,16 +55,17 @@ func (s *Service) placeLocked(ctx context.Context) error {
 	// Placements of single tasks are assumed in the cluster at once and
 	// made durable bindBatch at a time, one transaction each (a gang binds
 	// on its own, all or nothing).
-	var batch []*pending
-	defer func() { s.releaseUnboundLocked(batch) }()
+	// s.unbound holds them meanwhile (quotas count them).
+	s.unbound = s.unbound[:0]
+	defer func() { s.releaseUnboundLocked(s.unbound); s.unbound = nil }()
 	for _, t := range queue {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if len(batch) >= bindBatch {
-			err := s.bindBatchLocked(ctx, batch)
-			batch = batch[:0]
-			if err != nil {
+		if len(s.unbound) >= bindBatch {
+			batch := s.unbound
+			s.unbound = nil
+			if err := s.bindBatchLocked(ctx, batch); err != nil {
 				return err
 			}
 		}
@@ -85,12 +86,12 @@ func (s *Service) placeLocked(ctx context.Context) error {
 			return err
 		}
 		if pd != nil {
-			batch = append(batch, pd)
+			s.unbound = append(s.unbound, pd)
 		}
 	}
-	err = s.bindBatchLocked(ctx, batch)
-	batch = nil
-	return err
+	batch := s.unbound
+	s.unbound = nil
+	return s.bindBatchLocked(ctx, batch)
 }
 
 // scheduleOneLocked runs one cycle for t. A single task's placement comes

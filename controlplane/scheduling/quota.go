@@ -51,6 +51,9 @@ func (s *Service) usageForLocked(q *controlplane.Quota) Usage {
 			add(m.task.Spec.Tenant, m.task.Spec.Project, m.vendors, m.placement.Slices)
 		}
 	}
+	for _, m := range s.unbound { // placed this tick, bind batch not written yet
+		add(m.task.Spec.Tenant, m.task.Spec.Project, m.vendors, m.placement.Slices)
+	}
 	return u
 }
 

@@ -90,6 +90,9 @@ type Service struct {
 	shapes recentShapes
 
 	fleet fleetShapes // the submit-time never-fits check's cache (own lock)
+	// unbound: single-task placements of this tick assumed in the cluster,
+	// waiting for their bind batch (bind_batch.go).
+	unbound []*pending
 }
 
 // New builds the service; Run starts it.
