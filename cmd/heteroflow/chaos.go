@@ -80,5 +80,9 @@ the exit status is non-zero when a check fails. Bounded by --tasks and --timeout
 	f.BoolVar(&o.Netns, "netns", true, "real agents in network namespaces (root and ip needed) / 真实代理放入网络命名空间")
 	f.DurationVar(&o.Timeout, "timeout", 2*time.Hour, "bound on the whole run / 总时长上限")
 	f.IntVar(&o.SubmitWorkers, "submit-workers", 8, "concurrent submitters / 并发提交数")
+	f.IntVar(&o.Servers, "servers", 1, "HA: server processes on --postgres with the remote metrics store; server kills then kill the scheduler leader / 高可用：服务器进程数（需 --postgres 与远程指标存储），kill 针对调度主节点")
+	f.StringVar(&o.PostgresDSN, "postgres", "", "PostgreSQL DSN of an HA run / 高可用运行的 PostgreSQL DSN")
+	f.StringVar(&o.RemoteWriteURL, "remote-write-url", "", "shared metrics store's remote-write URL (HA), e.g. http://vm:8428/api/v1/write / 共享指标存储写入地址")
+	f.StringVar(&o.RemoteQueryURL, "remote-query-url", "", "shared metrics store's query API (HA), e.g. http://vm:8428 / 共享指标存储查询地址")
 	rootCmd.AddCommand(cmd)
 }

@@ -82,6 +82,11 @@ func (o Options) withDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
 	}
+	if o.Servers > 1 {
+		// HA servers listen on loopback only: real agents stay outside
+		// network namespaces.
+		o.Netns = false
+	}
 	if o.Executable == "" {
 		o.Executable, _ = os.Executable()
 	}
