@@ -135,6 +135,17 @@ func TestBillingAPI(t *testing.T) {
 	require.Len(t, acme.ByTenant, 1)
 	s.fails(http.StatusForbidden, "forbidden", http.MethodGet, "/api/v1/billing/report?tenant=beta", acmeOp, nil)
 
+	// A tenant admin (cluster role user) sees the tenant's usage, not another's.
+	_, acmeAdmin := s.userWithRole(admin, "acme-admin", "user")
+	s.ok(http.StatusOK, http.MethodPut, "/api/v1/tenants/acme/members/acme-admin", admin, map[string]string{"role": "tenant-admin"}, nil)
+	var acmeByAdmin billingReport
+	s.ok(http.StatusOK, http.MethodGet, "/api/v1/billing/report?period=week&tenant=acme", acmeAdmin, nil, &acmeByAdmin)
+	require.Equal(t, "acme", acmeByAdmin.Tenant)
+	require.Len(t, acmeByAdmin.ByUser, 1)
+	require.Equal(t, "alice", acmeByAdmin.ByUser[0].User, "the tenant's members' usage")
+	s.fails(http.StatusForbidden, "tenant_forbidden", http.MethodGet, "/api/v1/billing/report?tenant=beta", acmeAdmin, nil)
+	s.fails(http.StatusForbidden, "tenant_forbidden", http.MethodGet, "/api/v1/billing/report?tenant=beta", alice, nil)
+
 	for _, tc := range []struct {
 		query  string
 		status int

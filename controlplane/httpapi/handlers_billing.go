@@ -122,7 +122,12 @@ func (b *billingAPI) request(ctx context.Context, q ReportQuery) (metering.Repor
 		}
 		req.Tenant = p.Tenant
 	case p.Role == controlplane.RoleOperator:
+	case req.Tenant != "" && p.SeesAllTasksOf(req.Tenant):
+		// Tenant admins and tenant viewers see their tenant's usage.
 	default:
+		if req.Tenant != "" && p.MembershipOf(req.Tenant) == nil {
+			return req, tenantForbidden(req.Tenant)
+		}
 		if q.User != "" && q.User != p.Username {
 			return req, fmt.Errorf("%w: you may see your own usage only", controlplane.ErrForbidden)
 		}
@@ -418,7 +423,7 @@ func (b *billingAPI) listBudgets(ctx context.Context, _ *struct{}) (*Body[List[B
 	for _, st := range bs {
 		x := st.Budget
 		visible := p.Role == controlplane.RoleAdmin || (p.Role == controlplane.RoleOperator && (p.Tenant == "" || p.Tenant == x.Tenant)) ||
-			(p.Tenant != "" && p.Tenant == x.Tenant) // users and viewers see their tenant's budgets
+			p.MembershipOf(x.Tenant) != nil // users and viewers see the budgets of their tenants
 		if !visible {
 			continue
 		}
