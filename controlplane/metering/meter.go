@@ -18,31 +18,36 @@ const meterBatch = 1000
 // count each record once. It returns the records it inserted.
 func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, error) {
 	now := s.now()
-	shares, err := s.shareFunc(ctx)
+	inv, err := s.inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
+	settled := now.Add(-s.cfg.MeasureLag)
 	var inserted []*controlplane.UsageRecord
 	for {
 		ivs, err := s.store.ListUnmeteredIntervals(ctx, meterBatch)
 		if err != nil {
 			return inserted, fmt.Errorf("list released intervals: %w", err)
 		}
+		full := len(ivs) == meterBatch
+		// Oldest release first: the ones released too recently for their
+		// last metrics to have arrived wait for a later pass.
+		for i, iv := range ivs {
+			if iv.ReleasedAt != nil && iv.ReleasedAt.After(settled) {
+				ivs, full = ivs[:i], false
+				break
+			}
+		}
 		if len(ivs) == 0 {
 			break
 		}
-		var recs []*controlplane.UsageRecord
-		ids := make([]int64, 0, len(ivs))
-		for _, iv := range ivs {
-			recs = append(recs, Split(iv, shares(iv), now, false)...)
-			ids = append(ids, iv.ID)
-		}
+		recs, ids := s.measured(ctx, inv, ivs, now, false)
 		in, err := s.store.RecordUsage(ctx, recs, ids)
 		if err != nil {
 			return inserted, fmt.Errorf("record usage: %w", err)
 		}
 		inserted = append(inserted, in...)
-		if len(ivs) < meterBatch {
+		if !full {
 			break
 		}
 	}
@@ -50,15 +55,18 @@ func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, e
 	if err != nil {
 		return inserted, fmt.Errorf("list open intervals: %w", err)
 	}
+	// Ended days of held slices (measured once the day has settled).
 	var recs []*controlplane.UsageRecord
+	var idx []int
 	for _, iv := range open {
-		for _, r := range Split(iv, shares(iv), now, true) {
+		for _, r := range Split(iv, inv.share(iv), settled, true) {
 			if !s.recorded(r) {
-				recs = append(recs, r)
+				recs, idx = append(recs, r), append(idx, iv.DeviceIndex)
 			}
 		}
 	}
 	if len(recs) > 0 {
+		s.measure(ctx, inv, recs, idx, settled)
 		in, err := s.store.RecordUsage(ctx, recs, nil)
 		if err != nil {
 			return inserted, fmt.Errorf("record usage of held slices: %w", err)
@@ -68,6 +76,48 @@ func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, e
 	}
 	s.metrics.add(inserted)
 	return inserted, nil
+}
+
+// measured splits intervals into records and measures them. It returns
+// the records and the intervals' ids.
+func (s *Service) measured(ctx context.Context, inv *inventory, ivs []*controlplane.AllocationInterval, now time.Time,
+	completeOnly bool,
+) ([]*controlplane.UsageRecord, []int64) {
+	var recs []*controlplane.UsageRecord
+	idx := make([]int, 0, len(ivs))
+	ids := make([]int64, 0, len(ivs))
+	for _, iv := range ivs {
+		for _, r := range Split(iv, inv.share(iv), now, completeOnly) {
+			recs = append(recs, r)
+			idx = append(idx, iv.DeviceIndex)
+		}
+		ids = append(ids, iv.ID)
+	}
+	s.measure(ctx, inv, recs, idx, now)
+	return recs, ids
+}
+
+// measure fills the measured usage of recs (idx: each one's device index)
+// when a Querier is set. What cannot be measured stays unmeasured: a
+// record is never held back for its metrics.
+func (s *Service) measure(ctx context.Context, inv *inventory, recs []*controlplane.UsageRecord, idx []int, now time.Time) {
+	m, err := s.newMeasurer(ctx, inv.hosts, recs)
+	if err != nil {
+		s.log.Warn("metering: usage not measured", "err", err)
+		return
+	}
+	if m == nil {
+		return
+	}
+	failed := 0
+	for i, r := range recs {
+		if err := m.measure(ctx, r, idx[i], now); err != nil {
+			if failed == 0 {
+				s.log.Warn("metering: part of the usage not measured", "err", err)
+			}
+			failed++
+		}
+	}
 }
 
 // recorded remembers the ended days of held slices this process wrote, so
@@ -97,10 +147,20 @@ type recKey struct {
 	day int64
 }
 
-// shareFunc returns the share of an interval's slice, with device memory
-// totals read from the nodes' inventories once per pass.
-func (s *Service) shareFunc(ctx context.Context) (func(*controlplane.AllocationInterval) int, error) {
-	mem := map[devKey]int64{}
+// inventory is what the nodes' inventories tell the meter: device memory
+// totals (for slices' shares) and the host name of each node's metrics.
+type inventory struct {
+	mem   map[devKey]int64
+	hosts map[string]string
+}
+
+func (inv *inventory) share(iv *controlplane.AllocationInterval) int {
+	return ShareMilli(iv.ComputeMilli, iv.MemoryMiB, inv.mem[devKey{iv.NodeID, iv.Vendor, iv.DeviceIndex}])
+}
+
+// inventory reads the nodes once per pass.
+func (s *Service) inventory(ctx context.Context) (*inventory, error) {
+	inv := &inventory{mem: map[devKey]int64{}, hosts: map[string]string{}}
 	page := controlplane.Page{Limit: controlplane.MaxPageLimit}
 	for ; ; page.Offset += page.Limit {
 		nodes, total, err := s.store.ListNodes(ctx, controlplane.NodeFilter{Page: page})
@@ -108,10 +168,11 @@ func (s *Service) shareFunc(ctx context.Context) (func(*controlplane.AllocationI
 			return nil, fmt.Errorf("list nodes: %w", err)
 		}
 		for _, n := range nodes {
+			inv.hosts[n.ID] = n.Hostname
 			for _, snap := range n.Inventory {
 				for _, d := range snap.Devices {
 					if d.MemoryTotalMiB != nil {
-						mem[devKey{n.ID, snap.Vendor, d.Index}] = *d.MemoryTotalMiB
+						inv.mem[devKey{n.ID, snap.Vendor, d.Index}] = *d.MemoryTotalMiB
 					}
 				}
 			}
@@ -120,9 +181,7 @@ func (s *Service) shareFunc(ctx context.Context) (func(*controlplane.AllocationI
 			break
 		}
 	}
-	return func(iv *controlplane.AllocationInterval) int {
-		return ShareMilli(iv.ComputeMilli, iv.MemoryMiB, mem[devKey{iv.NodeID, iv.Vendor, iv.DeviceIndex}])
-	}, nil
+	return inv, nil
 }
 
 type devKey struct {

@@ -30,6 +30,10 @@ type Config struct {
 	// three intervals); a follower campaigns every third of it, so it takes
 	// over at most LeaseTTL after the holder dies.
 	LeaseTTL time.Duration
+	// MeasureLag is how long after a release the meter waits before it
+	// meters the interval, so that the device metrics of its last moments
+	// have arrived (default 1 min with a Querier, 0 without).
+	MeasureLag time.Duration
 }
 
 // Options are the service's dependencies.
@@ -38,6 +42,9 @@ type Options struct {
 	Config   Config
 	Logger   *slog.Logger
 	Registry prometheus.Registerer // nil: no counters are exported
+	// Querier reads the device metrics for measured usage; nil: usage is
+	// not measured.
+	Querier Querier
 	// Audit records price book, statement and budget changes; nil: none.
 	Audit func(*controlplane.AuditEntry)
 	Now   func() time.Time
@@ -51,6 +58,7 @@ type Service struct {
 	now     func() time.Time
 	audit   func(*controlplane.AuditEntry)
 	metrics *meterMetrics
+	querier Querier
 
 	mu   sync.Mutex
 	done map[recKey]bool
@@ -81,6 +89,9 @@ func New(o Options) (*Service, error) {
 		host, _ := os.Hostname()
 		o.Config.Holder = host + "/" + itoa(int64(os.Getpid()))
 	}
+	if o.Config.MeasureLag == 0 && o.Querier != nil {
+		o.Config.MeasureLag = time.Minute
+	}
 	if o.Audit == nil {
 		o.Audit = func(*controlplane.AuditEntry) {}
 	}
@@ -89,5 +100,5 @@ func New(o Options) (*Service, error) {
 		return nil, err
 	}
 	return &Service{store: o.Store, cfg: o.Config, log: o.Logger, now: o.Now, audit: o.Audit,
-		metrics: m, done: map[recKey]bool{}, budgetLevel: map[string]int{}}, nil
+		metrics: m, querier: o.Querier, done: map[recKey]bool{}, budgetLevel: map[string]int{}}, nil
 }
