@@ -65,6 +65,7 @@ async function submitWizard(o) {
   await m.locator('#memory_mib').fill(String(o.memory ?? 1024));
   await m.locator('#compute_percent').fill(String(o.compute));
   await m.locator(`.ant-radio-wrapper:has(input[value="${o.qos}"])`).click();
+  if (o.bestEffort) await m.getByTestId('wizard-best-effort').check();
   await m.getByTestId('wizard-next').click();
   await m.locator('#command').fill(o.command);
   await m.locator('#labels').fill(`suite=web-sched\nrun=${suffix}`);
@@ -154,6 +155,20 @@ describe('scheduling console', () => {
     await until(async () => /H100.*#\d.*whole.*#\d/.test(await d.getByTestId('task-placement').textContent()), 'placement on two H100s');
     await d.getByTestId('task-tab-logs').click();
     await until(async () => (await d.getByTestId('task-log-stdout').textContent()).includes('done'), 'stdout shows done');
+    await closeDrawer();
+  });
+
+  step('a Silver task that allows best effort says so in the API and in its detail, and runs', async () => {
+    await openWizard();
+    const id = await submitWizard({
+      name: `silver-be-${suffix}`, vendor: 'nvidia', devices: 1, compute: 10, qos: 'silver', bestEffort: true, command: `sh -c 'echo done'`,
+    });
+    const t = await getTask(id);
+    assert.equal(t.qos, 'silver');
+    assert.equal(t.allow_best_effort, true);
+    const d = drawer();
+    assert.equal(await d.getByTestId('drawer-best-effort').textContent(), '允许尽力而为');
+    await until(async () => (await d.getByTestId('task-state').first().getAttribute('data-state')) === 'succeeded', 'silver succeeded', 40_000);
     await closeDrawer();
   });
 

@@ -29,6 +29,8 @@ export interface NewTask {
   gang?: string;
   gang_size?: number;
   wait_for_nodes?: boolean;
+  /** Silver only: run unenforced where no device enforcing Silver has room. */
+  allow_best_effort?: boolean;
 }
 
 export interface PluginState {

@@ -82,6 +82,7 @@ export interface Task {
   rdma?: boolean;
   gang?: string;
   gang_size?: number;
+  allow_best_effort?: boolean;
   state: TaskState;
   owner_id: number;
   owner?: string;

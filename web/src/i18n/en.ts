@@ -128,6 +128,7 @@ const en = {
     owner: 'Owner',
     devices: 'Devices',
     qos: 'QoS',
+    bestEffortAllowed: 'best effort allowed',
     priority: 'Priority',
     createdAt: 'Submitted',
     label: 'Label',
@@ -217,6 +218,9 @@ const en = {
       neverFits_devices: 'It asks for {{n}} devices on one node; the largest node has {{max}}.',
       neverFits_memory: 'It asks for {{n}} MiB per device; the largest card has {{max}} MiB.',
       waitForNodes: 'Queue it anyway until such a node joins (otherwise the server refuses it)',
+      bestEffort: 'Allow best effort',
+      bestEffortHelp:
+        'When no card that enforces Silver (CUDA MPS, HAMi-core, vendor limits) has room, run on a shared card without enforced limits; the placement event says so',
       memoryHint: 'largest card here: {{max}} MiB',
       compute: 'Compute per device (%)',
       computeHint: '10–100; Gold takes whole partitions',

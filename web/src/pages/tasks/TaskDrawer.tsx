@@ -78,6 +78,11 @@ function Spec({ task }: { task: Task }) {
       </Descriptions.Item>
       <Descriptions.Item label={t('tasks.qos')}>
         <QosTag qos={task.qos} />
+        {task.allow_best_effort && (
+          <Tag data-testid="drawer-best-effort" style={{ marginLeft: 8 }}>
+            {t('tasks.bestEffortAllowed')}
+          </Tag>
+        )}
       </Descriptions.Item>
       <Descriptions.Item label={t('tasks.priority')}>{task.priority ?? 0}</Descriptions.Item>
       <Descriptions.Item label={t('tasks.timeout')}>{task.timeout_seconds || '—'}</Descriptions.Item>

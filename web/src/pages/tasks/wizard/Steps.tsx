@@ -6,7 +6,7 @@ import { QOS_LEVELS, type Device } from '../../../api/scheduling';
 import { LIMITS, neverFits, type WizardValues } from './spec';
 
 export const STEP_FIELDS: (keyof WizardValues)[][] = [
-  ['name', 'vendor', 'models', 'device_count', 'memory_mib', 'memory_unit', 'compute_percent', 'qos', 'wait_for_nodes'],
+  ['name', 'vendor', 'models', 'device_count', 'memory_mib', 'memory_unit', 'compute_percent', 'qos', 'wait_for_nodes', 'allow_best_effort'],
   ['mode', 'command', 'image', 'args', 'env', 'labels'],
   ['priority', 'timeout_seconds', 'max_retries', 'tenant', 'project', 'gang', 'gang_size'],
 ];
@@ -24,6 +24,7 @@ export function ResourcesStep({ devices }: { devices: Device[] }) {
   const models = uniq(devices.filter((d) => !vendor || d.vendor === vendor).map((d) => d.model));
   const maxMem = Math.max(0, ...devices.filter((d) => !vendor || d.vendor === vendor).map((d) => d.memory_mib));
   const unit = Form.useWatch('memory_unit', form) ?? 'MiB';
+  const qos = Form.useWatch('qos', form);
   const watched = {
     device_count: Form.useWatch('device_count', form),
     memory_mib: Form.useWatch('memory_mib', form),
@@ -128,6 +129,11 @@ export function ResourcesStep({ devices }: { devices: Device[] }) {
           </Space>
         </Radio.Group>
       </Form.Item>
+      {qos === 'silver' && (
+        <Form.Item name="allow_best_effort" valuePropName="checked" extra={t('sched.wizard.bestEffortHelp')}>
+          <Checkbox data-testid="wizard-best-effort">{t('sched.wizard.bestEffort')}</Checkbox>
+        </Form.Item>
+      )}
     </>
   );
 }

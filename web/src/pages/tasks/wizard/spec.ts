@@ -16,6 +16,8 @@ export interface WizardValues {
   wait_for_nodes?: boolean;
   compute_percent: number;
   qos: QoS;
+  /** allow_best_effort (Silver): run unenforced where nothing enforces Silver, if no enforcing device has room. */
+  allow_best_effort?: boolean;
   mode: 'command' | 'image';
   command?: string;
   image?: string;
@@ -166,6 +168,7 @@ export function toSpec(v: WizardValues): NewTask {
     spec.compute_percent = v.compute_percent;
   }
   if (v.wait_for_nodes) spec.wait_for_nodes = true;
+  if (v.allow_best_effort && v.qos === 'silver' && v.device_count > 0) spec.allow_best_effort = true;
   if (v.vendor?.trim()) spec.vendor = v.vendor.trim();
   if (v.models?.length) spec.models = v.models;
   if (v.priority) spec.priority = v.priority;
