@@ -39,6 +39,7 @@ type haState struct {
 	failovers []time.Duration
 	answered  map[string]int // console/API answers per server after each failover
 	acked     []int64        // task ids the API acknowledged
+	survErrs  []string       // what a survivor answered instead of the API
 }
 
 // haSecretKey is the HA secret key every server of a run shares (32
@@ -230,12 +231,15 @@ func (h *Harness) killLeader(ctx context.Context) error {
 		}
 		c := newAPIClient(q.base, h.hc)
 		c.bearer.Store(h.admin.bearer.Load())
-		if err := c.do(ctx, "GET", "/api/v1/tasks?limit=1", nil, nil); err != nil {
-			h.count("survivor_api_errors")
-			continue
+		err := c.do(ctx, "GET", "/api/v1/tasks?limit=1", nil, nil)
+		if err == nil {
+			err = c.do(ctx, "GET", "/api/v1/nodes?limit=1", nil, nil)
 		}
-		if err := c.do(ctx, "GET", "/api/v1/nodes?limit=1", nil, nil); err != nil {
+		if err != nil {
 			h.count("survivor_api_errors")
+			h.ha.mu.Lock()
+			h.ha.survErrs = append(h.ha.survErrs, fmt.Sprintf("%s after killing server %d: %v", q.base, leader, err))
+			h.ha.mu.Unlock()
 			continue
 		}
 		h.ha.mu.Lock()
@@ -274,6 +278,7 @@ func (h *Harness) haReport(rep *Report) {
 		rep.FailoverMillis = append(rep.FailoverMillis, d.Milliseconds())
 	}
 	rep.SurvivorAnswers = h.ha.answered
+	rep.SurvivorErrors = h.ha.survErrs
 	rep.Acknowledged = len(h.ha.acked)
 }
 

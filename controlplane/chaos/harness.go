@@ -125,6 +125,7 @@ type Report struct {
 	// created by a submission whose answer was lost with its server.
 	FailoverMillis   []int64        `json:"failover_ms,omitempty"`
 	SurvivorAnswers  map[string]int `json:"survivor_answers,omitempty"`
+	SurvivorErrors   []string       `json:"survivor_errors,omitempty"`
 	Acknowledged     int            `json:"acknowledged,omitempty"`
 	AckedNotTerminal []int64        `json:"acked_not_terminal,omitempty"`
 	UnackedCreated   int            `json:"unacked_created,omitempty"`
