@@ -85,9 +85,12 @@ func stateOf(n *controlplane.Node) readiness {
 }
 
 // modelNode converts a stored node (all its vendors' inventories) into the
-// scheduler's node, named by id, with the hostname as a label for LoadAware.
+// scheduler's node, named by id. LoadAware's host label is the node id too:
+// the agent's collector stamps host_name with the node id (not the machine's
+// hostname, which several enrolled nodes may share), so that is the value the
+// node's device series carry.
 func modelNode(n *controlplane.Node) (model.Node, string, error) {
-	labels := map[string]string{plugins.HostLabel: n.Hostname}
+	labels := map[string]string{plugins.HostLabel: n.ID}
 	for k, v := range n.Labels {
 		labels[k] = v
 	}

@@ -17,7 +17,7 @@ import (
 // NameLoadAware is the live-utilisation plugin.
 const NameLoadAware = "LoadAware"
 
-// HostLabel is the node label the server sets to the agent's hostname, the
+// HostLabel is the node label the server sets to the node id, the
 // value of host_name on the node's metrics (nodes are named by id).
 const HostLabel = "heteroflow.io/hostname"
 
