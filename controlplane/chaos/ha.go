@@ -231,10 +231,14 @@ func (h *Harness) killLeader(ctx context.Context) error {
 		}
 		c := newAPIClient(q.base, h.hc)
 		c.bearer.Store(h.admin.bearer.Load())
-		err := c.do(ctx, "GET", "/api/v1/tasks?limit=1", nil, nil)
-		if err == nil {
-			err = c.do(ctx, "GET", "/api/v1/nodes?limit=1", nil, nil)
-		}
+		// retry waits out 429s: every caller of the run shares 127.0.0.1,
+		// so the servers' per-address budgets are the harness's own.
+		err := retry(ctx, 30*time.Second, func() error {
+			if err := c.do(ctx, "GET", "/api/v1/tasks?limit=1", nil, nil); err != nil {
+				return err
+			}
+			return c.do(ctx, "GET", "/api/v1/nodes?limit=1", nil, nil)
+		})
 		if err != nil {
 			h.count("survivor_api_errors")
 			h.ha.mu.Lock()
