@@ -136,6 +136,11 @@ func (shared) InventoryHasVendor(v string) string {
 
 func (shared) Bytewise(col string) string { return col + ` COLLATE "C"` }
 
+// JSONText is parenthesised: ->> binds no tighter than ||.
+func (shared) JSONText(col, key string) string { return "(" + col + "::jsonb->>'" + key + "')" }
+
+func (shared) ByteLength(expr string) string { return "octet_length(" + expr + ")" }
+
 func (shared) LockTable(table, mode string) string {
 	return "LOCK TABLE " + table + " IN " + mode + " MODE"
 }

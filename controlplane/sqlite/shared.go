@@ -139,6 +139,11 @@ func (shared) InventoryHasVendor(v string) string {
 // Bytewise: SQLite's default BINARY collation already sorts by bytes.
 func (shared) Bytewise(col string) string { return col }
 
+func (shared) JSONText(col, key string) string { return "json_extract(" + col + ", '$." + key + "')" }
+
+// ByteLength: length() of text counts characters; of a blob, bytes.
+func (shared) ByteLength(expr string) string { return "length(CAST(" + expr + " AS BLOB))" }
+
 // LockTable: the write transaction (BEGIN IMMEDIATE) is exclusive already.
 func (shared) LockTable(string, string) string { return "" }
 

@@ -63,6 +63,11 @@ type Dialect interface {
 	// every key and value of labels (PostgreSQL: jsonb containment through
 	// its GIN index; SQLite: one json_each test a key).
 	LabelsContain(a *storeutil.Args, col string, labels map[string]string) ([]string, error)
+	// JSONText is the text value of key in the JSON object held in the
+	// text column col (NULL when absent).
+	JSONText(col, key string) string
+	// ByteLength is the length in bytes of a text or blob expression.
+	ByteLength(expr string) string
 }
 
 // DB is what a store lends the shared queries: its dialect, its clock and
