@@ -19,6 +19,9 @@
 #   --prefix DIR   (HETEROFLOW_PREFIX)   install root (default /); tests use a temporary root
 #   --ca-file PEM  (HETEROFLOW_CA_FILE)  CA to trust for an https:// server (mTLS setups)
 #   --server-fingerprint SHA256 (HETEROFLOW_SERVER_FINGERPRINT)  pin a self-signed server certificate
+#                                    (the agent) / 代理按证书指纹固定信任自签名服务器
+#   --server-pubkey-pin sha256//B64 (HETEROFLOW_SERVER_PUBKEY_PIN)  pin a self-signed server's key for
+#                                    this script's downloads (curl --pinnedpubkey) / 本脚本下载时固定服务器公钥
 #   --no-systemd                         do not register a systemd unit (use the fallback)
 #   --timeout SEC                        step 5 wait (default 60)
 set -euo pipefail
@@ -29,6 +32,7 @@ TOKEN="${HETEROFLOW_TOKEN:-}"
 PREFIX="${HETEROFLOW_PREFIX:-}"
 CA_FILE="${HETEROFLOW_CA_FILE:-}"
 FINGERPRINT="${HETEROFLOW_SERVER_FINGERPRINT:-}"
+PUBKEY_PIN="${HETEROFLOW_SERVER_PUBKEY_PIN:-}"
 USE_SYSTEMD=auto
 TIMEOUT=60
 
@@ -40,12 +44,27 @@ while [ $# -gt 0 ]; do
     --prefix) PREFIX="$2"; shift 2 ;;
     --ca-file) CA_FILE="$2"; shift 2 ;;
     --server-fingerprint) FINGERPRINT="$2"; shift 2 ;;
+    --server-pubkey-pin) PUBKEY_PIN="$2"; shift 2 ;;
     --no-systemd) USE_SYSTEMD=no; shift ;;
     --timeout) TIMEOUT="$2"; shift 2 ;;
     -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "unknown option / 未知参数: $1" >&2; exit 2 ;;
   esac
 done
+
+# How every curl here verifies the server: a CA file when given; else,
+# with a key pin, -k plus --pinnedpubkey. -k only drops the CA-chain check
+# that a self-signed certificate cannot pass; curl still aborts unless the
+# server's public key hashes to the pin, which came with the command from
+# the console. That is strictly stronger than trust-on-first-use: nothing
+# but the one pinned key is ever accepted, not even on the first contact.
+TLS_OPTS=()
+if [ -n "$CA_FILE" ]; then
+  TLS_OPTS=(--cacert "$CA_FILE")
+elif [ -n "$PUBKEY_PIN" ]; then
+  case "$PUBKEY_PIN" in sha256//?*) ;; *) echo "--server-pubkey-pin must look like sha256//BASE64 / 公钥固定值格式应为 sha256//BASE64" >&2; exit 2 ;; esac
+  TLS_OPTS=(-k --pinnedpubkey "$PUBKEY_PIN")
+fi
 
 STEP=0
 STEP_NAME=""
@@ -80,7 +99,7 @@ fi
 BIN_DIR="$PREFIX/usr/local/bin"
 mkdir -p "$BIN_DIR" || fail "cannot create $BIN_DIR"
 URL="$CONSOLE/downloads/heteroflow-linux-$GOARCH"
-curl -fsSL --retry 3 ${CA_FILE:+--cacert "$CA_FILE"} -o "$BIN_DIR/heteroflow.download" "$URL" || fail "download $URL failed / 下载失败"
+curl -fsSL --retry 3 ${TLS_OPTS[@]+"${TLS_OPTS[@]}"} -o "$BIN_DIR/heteroflow.download" "$URL" || fail "download $URL failed / 下载失败"
 chmod 0755 "$BIN_DIR/heteroflow.download"
 "$BIN_DIR/heteroflow.download" version >/dev/null 2>&1 || fail "downloaded file is not a working heteroflow binary / 下载的文件无法运行"
 mv "$BIN_DIR/heteroflow.download" "$BIN_DIR/heteroflow"
@@ -169,7 +188,7 @@ KEY="$(sed -n 's/.*"api_key": *"\([^"]*\)".*/\1/p' "$DATA_DIR/credentials.json")
 # answer with state online is the registration check.
 STATE=""
 until [ "$STATE" = online ]; do
-  STATE="$(curl -fsS ${CA_FILE:+--cacert "$CA_FILE"} -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
+  STATE="$(curl -fsS ${TLS_OPTS[@]+"${TLS_OPTS[@]}"} -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' \
     -d '{"health":"ok","running":[]}' "$SERVER/api/v1/agents/heartbeat" 2>/dev/null | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p')" || true
   [ "$STATE" = online ] && break
   [ "$(date +%s)" -lt "$deadline" ] || fail "node $NODE_ID is not online on $SERVER / 节点未上线"

@@ -147,6 +147,7 @@ func TestEnrollmentInfo(t *testing.T) {
 	require.Equal(t, port, strconv.Itoa(info.APIPort), "the API listener's real port, not a hard-coded 3333")
 	require.False(t, info.TLS)
 	require.Empty(t, info.ServerFingerprint)
+	require.Empty(t, info.ServerPubkeyPin)
 
 	dir := t.TempDir()
 	certPath, keyPath, want := writeSelfSigned(t, dir)
@@ -162,6 +163,7 @@ func TestEnrollmentInfo(t *testing.T) {
 	require.True(t, s2.enrollment.TLS)
 	require.True(t, s2.enrollment.SelfSigned)
 	require.Equal(t, want, s2.enrollment.ServerFingerprint)
+	require.Regexp(t, `^sha256//[A-Za-z0-9+/]{43}=$`, s2.enrollment.ServerPubkeyPin)
 
 	bad := Defaults()
 	bad.ExternalURL = "hf.example.com"

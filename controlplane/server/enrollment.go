@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -33,6 +34,11 @@ type EnrollmentJSON struct {
 	// SelfSigned reports a certificate that is its own issuer: the agent
 	// then needs the fingerprint (or a CA file) to trust it.
 	SelfSigned bool `json:"self_signed" doc:"the server certificate is self-signed"`
+	// ServerPubkeyPin is curl's --pinnedpubkey form of the server key:
+	// "sha256//" and the base64 SHA-256 of the certificate's
+	// SubjectPublicKeyInfo. The deploy one-liner downloads with it, so a
+	// self-signed server is verified by its key rather than by a CA.
+	ServerPubkeyPin string `json:"server_pubkey_pin,omitempty" doc:"curl --pinnedpubkey pin of the server key: sha256// and the base64 SHA-256 of the certificate's SubjectPublicKeyInfo"`
 }
 
 type enrollmentOut struct{ Body *EnrollmentJSON }
@@ -45,11 +51,11 @@ func (s *Server) registerEnrollment() error {
 		info.APIPort, _ = strconv.Atoi(port)
 	}
 	if s.tls != nil {
-		fp, self, err := certFingerprint(s.cfg.TLS.Cert)
+		c, err := readCertIdentity(s.cfg.TLS.Cert)
 		if err != nil {
 			return err
 		}
-		info.ServerFingerprint, info.SelfSigned = fp, self
+		info.ServerFingerprint, info.SelfSigned, info.ServerPubkeyPin = c.fingerprint, c.selfSigned, c.pubkeyPin
 	}
 	s.enrollment = info
 	httpapi.Register(s.api, huma.Operation{
@@ -68,19 +74,26 @@ func (s *Server) registerEnrollment() error {
 	return nil
 }
 
-// certFingerprint reads the first certificate of a PEM chain.
-func certFingerprint(path string) (string, bool, error) {
+// certIdentity is what an agent or curl pins a server certificate by.
+type certIdentity struct {
+	fingerprint string // SHA-256 of the DER certificate, openssl's colon form
+	pubkeyPin   string // sha256//base64(SHA-256(SubjectPublicKeyInfo))
+	selfSigned  bool
+}
+
+// readCertIdentity reads the first certificate of a PEM chain.
+func readCertIdentity(path string) (certIdentity, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", false, fmt.Errorf("tls: read %s: %w", path, err)
+		return certIdentity{}, fmt.Errorf("tls: read %s: %w", path, err)
 	}
 	blk, _ := pem.Decode(b)
 	if blk == nil {
-		return "", false, fmt.Errorf("tls: %s holds no PEM certificate", path)
+		return certIdentity{}, fmt.Errorf("tls: %s holds no PEM certificate", path)
 	}
 	cert, err := x509.ParseCertificate(blk.Bytes)
 	if err != nil {
-		return "", false, fmt.Errorf("tls: parse %s: %w", path, err)
+		return certIdentity{}, fmt.Errorf("tls: parse %s: %w", path, err)
 	}
 	sum := sha256.Sum256(blk.Bytes)
 	parts := make([]string, len(sum))
@@ -89,5 +102,13 @@ func certFingerprint(path string) (string, bool, error) {
 	}
 	self := string(cert.RawIssuer) == string(cert.RawSubject) &&
 		cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil
-	return strings.Join(parts, ":"), self, nil
+	return certIdentity{fingerprint: strings.Join(parts, ":"), pubkeyPin: pubkeyPin(cert), selfSigned: self}, nil
+}
+
+// pubkeyPin is curl's --pinnedpubkey value for cert: the SHA-256 of its
+// DER SubjectPublicKeyInfo (what openssl x509 -pubkey | openssl pkey
+// -pubin -outform der hashes), base64 standard encoding, after "sha256//".
+func pubkeyPin(cert *x509.Certificate) string {
+	sum := sha256.Sum256(cert.RawSubjectPublicKeyInfo)
+	return "sha256//" + base64.StdEncoding.EncodeToString(sum[:])
 }
