@@ -1,7 +1,8 @@
 // Over HTTPS with a self-signed certificate made here: the bootstrap-token
-// dialog's enrolment command carries https, the address the browser reached
-// and the certificate's SHA-256, and an agent enrols with exactly the
-// command's server, fingerprint and token. Then, with that node's metrics:
+// dialog's enrolment command carries https, the address the browser reached,
+// the certificate's SHA-256 and its key pin; the command's curl fetches the
+// deploy script with that pin (and a wrong pin is refused), and an agent
+// enrols with exactly the command's server, fingerprint and token. Then, with that node's metrics:
 // type-ahead in the Metrics explorer (metric, function, label and value
 // suggestions), compact legends, and node monitoring that shows every
 // device in the utilisation chart (two series of one GPU index, as a GPU
@@ -21,6 +22,7 @@ const STEP_TIMEOUT = 150_000;
 const H100 = 'NVIDIA H100 80GB HBM3';
 let certDir;
 let fingerprint;
+let pubkeyPin;
 let server;
 let browser;
 let page;
@@ -53,6 +55,9 @@ describe('HTTPS enrolment and the metrics explorer', () => {
     const { stdout } = await run('openssl', ['x509', '-noout', '-fingerprint', '-sha256', '-in', cert]);
     fingerprint = stdout.trim().split('=')[1];
     assert.match(fingerprint, /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/i);
+    const pin = await run('sh', ['-c', 'openssl x509 -in "$1" -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64', 'sh', cert]);
+    pubkeyPin = `sha256//${pin.stdout.trim()}`;
+    assert.match(pubkeyPin, /^sha256\/\/[A-Za-z0-9+/]{43}=$/);
     server = await startServer({ args: ['--tls-cert', cert, '--tls-key', key], ca: await readFile(cert, 'utf8') });
     const login = await api(server, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
     assert.equal(login.status, 200, login.text);
@@ -95,8 +100,25 @@ describe('HTTPS enrolment and the metrics explorer', () => {
     assert.equal(flag(argv, '--console'), origin, command);
     assert.equal(flag(argv, '--server-fingerprint')?.toUpperCase(), fingerprint.toUpperCase(), command);
     assert.equal(flag(argv, '--token'), secret, command);
-    assert.ok(!argv.includes('-k') && !argv.includes('--insecure'), 'verification is never switched off');
+    // -k (CA chain off) only together with the key pin, which is then the verification.
+    assert.ok(!argv.includes('--insecure'), command);
+    const bar = argv.indexOf('|');
+    const curlArgs = argv.slice(0, bar);
+    assert.ok(curlArgs.includes('-k'), command);
+    assert.equal(flag(curlArgs, '--pinnedpubkey'), pubkeyPin, `the pin is openssl's SPKI SHA-256: ${command}`);
+    assert.equal(flag(argv, '--server-pubkey-pin'), pubkeyPin, command);
     await page.getByTestId('token-done').click();
+  });
+
+  step('the command\'s curl downloads the deploy script with the pin, and refuses another key', async () => {
+    const argv = words(command);
+    const curlArgs = argv.slice(1, argv.indexOf('|'));
+    const { stdout } = await run('curl', curlArgs, { env: { PATH: process.env.PATH, HOME: certDir } });
+    assert.ok(stdout.startsWith('#!/usr/bin/env bash'), 'the deploy script came back');
+    assert.ok(stdout.includes('--server-pubkey-pin'), 'and it takes the pin');
+    const wrong = curlArgs.map((a) => (a === pubkeyPin ? 'sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' : a));
+    await assert.rejects(run('curl', wrong, { env: { PATH: process.env.PATH, HOME: certDir } }), (err) => err.code === 90,
+      'curl exits 90 (SSL public key does not match pinned public key)');
   });
 
   step('an agent enrols with the command\'s server, fingerprint and token', async () => {

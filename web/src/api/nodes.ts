@@ -121,6 +121,8 @@ export interface Enrollment {
   api_port: number;
   tls: boolean;
   server_fingerprint?: string;
+  /** curl --pinnedpubkey form: sha256// + base64 SHA-256 of the key (SPKI). */
+  server_pubkey_pin?: string;
   self_signed: boolean;
 }
 

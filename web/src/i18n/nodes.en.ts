@@ -91,7 +91,7 @@ const nodesEn = {
       once: 'Copy the token now: it cannot be shown again.',
       token: 'Token',
       serverURL: 'API server URL (as the node reaches it)',
-      selfSigned: 'The server uses a self-signed certificate: the agent pins it by the SHA-256 fingerprint below (--server-fingerprint). Compare it with openssl x509 -noout -fingerprint -sha256 on the server.',
+      selfSigned: 'The server uses a self-signed certificate: the agent pins it by the SHA-256 fingerprint below (--server-fingerprint), and the command\'s curl pins the server\'s public key (--pinnedpubkey): -k only skips the CA-chain check, and any other key aborts the download. Compare the fingerprint with openssl x509 -noout -fingerprint -sha256 on the server.',
       command: 'Run on the new node',
       copy: 'Copy',
       copied: 'Copied',

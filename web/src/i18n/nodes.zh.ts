@@ -92,7 +92,7 @@ const nodesZh: typeof nodesEn = {
       once: '请立即复制令牌：关闭后无法再次查看。',
       token: '令牌',
       serverURL: 'API 服务器地址（节点可访问的地址）',
-      selfSigned: '服务器使用自签名证书：代理将按下面的 SHA-256 指纹固定信任该证书（--server-fingerprint）。请与服务器上 openssl x509 -noout -fingerprint -sha256 的输出核对。',
+      selfSigned: '服务器使用自签名证书：代理将按下面的 SHA-256 指纹固定信任该证书（--server-fingerprint）；部署命令中的 curl 以 --pinnedpubkey 固定服务器公钥，-k 仅跳过 CA 链校验，公钥不符即中止下载。请与服务器上 openssl x509 -noout -fingerprint -sha256 的输出核对。',
       command: '在新节点上执行',
       copy: '复制',
       copied: '已复制',

@@ -23,7 +23,8 @@ function CreatedToken({ token }: { token: BootstrapToken }) {
   const server = edited ?? defaultServerURL(window.location, enrollment.data);
   const e = enrollment.data;
   const fingerprint = e?.tls && e.self_signed ? e.server_fingerprint : undefined;
-  const cmd = deployCommand(window.location.origin, server.trim(), token.token ?? '', fingerprint);
+  const pubkeyPin = e?.tls && e.self_signed ? e.server_pubkey_pin : undefined;
+  const cmd = deployCommand(window.location.origin, server.trim(), token.token ?? '', fingerprint, pubkeyPin);
   return (
     <Space direction="vertical" style={{ width: '100%' }}>
       <Alert type="warning" showIcon message={t('nodes.tokens.once')} />

@@ -35,13 +35,21 @@ function scriptDefaultConsole(server: string): string | null {
 
 /**
  * deployCommand is the one-line install. With a self-signed https server
- * the agent pins the certificate by its SHA-256 (--server-fingerprint);
- * verification is never switched off (no curl -k).
+ * the agent pins the certificate by its SHA-256 (--server-fingerprint), and
+ * every curl (this one and the script's) pins the server's public key with
+ * --pinnedpubkey. Its -k only drops the CA-chain check, which a self-signed
+ * certificate cannot pass; curl still refuses any key but the pinned one.
+ * The pin travels with the command from the console the admin logged into,
+ * so this is strictly stronger than trust-on-first-use: not even the first
+ * connection accepts an unknown key. Without a pin nothing is relaxed.
  */
-export function deployCommand(consoleOrigin: string, server: string, token: string, fingerprint?: string): string {
-  const parts = ['curl -fsSL', shellQuote(`${consoleOrigin}/deploy-agent-all-in-one.sh`), '| bash -s --', '--server', shellQuote(server)];
+export function deployCommand(consoleOrigin: string, server: string, token: string, fingerprint?: string, pubkeyPin?: string): string {
+  const pinned = !!pubkeyPin && consoleOrigin.startsWith('https:') && server.startsWith('https:');
+  const curl = pinned ? ['curl -fsSL --pinnedpubkey', shellQuote(pubkeyPin!), '-k'] : ['curl -fsSL'];
+  const parts = [...curl, shellQuote(`${consoleOrigin}/deploy-agent-all-in-one.sh`), '| bash -s --', '--server', shellQuote(server)];
   if (scriptDefaultConsole(server) !== consoleOrigin) parts.push('--console', shellQuote(consoleOrigin));
   if (fingerprint && server.startsWith('https:')) parts.push('--server-fingerprint', shellQuote(fingerprint));
+  if (pinned) parts.push('--server-pubkey-pin', shellQuote(pubkeyPin!));
   parts.push('--token', shellQuote(token));
   return parts.join(' ');
 }
