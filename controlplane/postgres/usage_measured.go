@@ -78,6 +78,9 @@ func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord,
 		if err := addDaily(ctx, tx, inserted); err != nil {
 			return err
 		}
+		if err := addTaskDaily(ctx, tx, inserted); err != nil {
+			return err
+		}
 		if len(metered) > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE allocation_history SET metered = TRUE WHERE id = ANY($1)`, metered); err != nil {
 				return mapErr(err)

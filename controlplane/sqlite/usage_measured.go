@@ -52,6 +52,9 @@ func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord,
 				return mapErr(err)
 			}
 		}
+		if err := addTaskDaily(ctx, tx, inserted); err != nil {
+			return err
+		}
 		for chunk := range chunks(metered, 500) {
 			args := make([]any, len(chunk))
 			for i, id := range chunk {

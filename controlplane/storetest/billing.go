@@ -33,6 +33,7 @@ func RunBilling(t *testing.T, open BillingOpener) {
 		{"Budgets", testBudgets},
 		{"TenantKnown", testTenantKnown},
 		{"UsageSums", testUsageSums},
+		{"TopTasksRollup", testTopTasksRollup},
 		{"DeviceIntervals", testDeviceIntervals},
 	}
 	for _, g := range groups {

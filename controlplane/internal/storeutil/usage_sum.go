@@ -103,31 +103,28 @@ func (u *usageSQL) scopes() string {
 // tasks is the rows of the heaviest tasks (by req.Rates) and of req.Tasks.
 func (u *usageSQL) tasks() string {
 	outer := u.base("usage_records", recordCols, "r")
-	inner := u.base("usage_records", recordCols, "h")
-	var rates strings.Builder
-	for i, r := range u.req.Rates {
-		if i > 0 {
-			rates.WriteString(" UNION ALL ")
+	// Built when heavyTasks places it: SQLite's placeholders are positional.
+	rates := func() string {
+		var rates strings.Builder
+		for i, r := range u.req.Rates {
+			if i > 0 {
+				rates.WriteString(" UNION ALL ")
+			}
+			rates.WriteString("SELECT CAST(" + u.a.Add(r.Segment) + " AS INTEGER) AS seg, CAST(" + u.a.Add(r.Vendor) +
+				" AS TEXT) AS vendor, CAST(" + u.a.Add(r.Model) + " AS TEXT) AS model, CAST(" + u.a.Add(string(r.QoS)) +
+				" AS TEXT) AS qos, CAST(" + u.a.Add(r.DeviceMilliMS) + " AS DOUBLE PRECISION) AS dr, CAST(" +
+				u.a.Add(r.MemoryMiBMS) + " AS DOUBLE PRECISION) AS mr, CAST(" + u.a.Add(r.ComputeMilliMS) + " AS DOUBLE PRECISION) AS cr")
 		}
-		rates.WriteString("SELECT CAST(" + u.a.Add(r.Segment) + " AS INTEGER) AS seg, CAST(" + u.a.Add(r.Vendor) +
-			" AS TEXT) AS vendor, CAST(" + u.a.Add(r.Model) + " AS TEXT) AS model, CAST(" + u.a.Add(string(r.QoS)) +
-			" AS TEXT) AS qos, CAST(" + u.a.Add(r.DeviceMilliMS) + " AS DOUBLE PRECISION) AS dr, CAST(" +
-			u.a.Add(r.MemoryMiBMS) + " AS DOUBLE PRECISION) AS mr, CAST(" + u.a.Add(r.ComputeMilliMS) + " AS DOUBLE PRECISION) AS cr")
-	}
-	if len(u.req.Rates) == 0 {
-		rates.WriteString("SELECT 0 AS seg, '' AS vendor, '' AS model, '' AS qos, 0.0 AS dr, 0.0 AS mr, 0.0 AS cr WHERE 1 = 0")
+		if len(u.req.Rates) == 0 {
+			rates.WriteString("SELECT 0 AS seg, '' AS vendor, '' AS model, '' AS qos, 0.0 AS dr, 0.0 AS mr, 0.0 AS cr WHERE 1 = 0")
+		}
+		return rates.String()
 	}
 	top := u.req.Top
 	if top <= 0 {
 		top = 20
 	}
-	// Weights are floating point: they only choose the tasks, whose exact
-	// sums follow.
-	heavy := `SELECT h.task_id FROM ` + inner + ` LEFT JOIN (` + rates.String() + `) p ON p.seg = h.seg
-		AND p.vendor = h.vendor AND p.model = h.model AND p.qos = h.qos GROUP BY h.task_id
-		ORDER BY SUM(CAST(h.duration_ms AS DOUBLE PRECISION) * (h.share_milli * COALESCE(p.dr, 0) +
-			h.memory_mib * COALESCE(p.mr, 0) + h.compute_milli * COALESCE(p.cr, 0))) DESC,
-			SUM(CAST(h.duration_ms AS DOUBLE PRECISION) * h.share_milli) DESC, h.task_id LIMIT ` + u.a.Add(top)
+	heavy := u.heavyTasks(rates, func() string { return u.a.Add(top) })
 	cond := "task_id IN (" + heavy + ")"
 	switch {
 	case len(u.req.Tasks) > maxListedTasks:
