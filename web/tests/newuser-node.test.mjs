@@ -63,7 +63,8 @@ describe('console for a new user, with a node', () => {
     await until(async () => (await url.inputValue()) === `http://127.0.0.1:${apiPort}`, `server URL with port ${apiPort}`);
     const cmd = await page.getByTestId('token-command').textContent();
     assert.ok(cmd.includes(`--server http://127.0.0.1:${apiPort}`), cmd);
-    assert.ok(!cmd.includes(':3333'), cmd);
+    // the default port must not appear (as a whole port: the random port may start with 3333)
+    assert.ok(!/:3333(?!\d)/.test(cmd), cmd);
     await page.getByTestId('token-done').click();
   });
 
