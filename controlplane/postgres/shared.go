@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -106,17 +105,8 @@ func (u nullUTCTime) ScanTimestamptz(v pgtype.Timestamptz) error {
 	return nil
 }
 
-// connErr maps a driver error for the shared queries, marking foreign-key
-// violations (storesql.ErrForeignKey) so they can name the missing row.
-func connErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if isForeignKey(err) {
-		return fmt.Errorf("%w (%w)", mapErr(err), storesql.ErrForeignKey)
-	}
-	return mapErr(err)
-}
+// connErr maps a driver error for the shared queries.
+func connErr(err error) error { return storesql.MapErr(err, mapErr, isForeignKey) }
 
 func (shared) Contains(hay, needle string) string { return "strpos(" + hay + ", " + needle + ") > 0" }
 func (shared) ForUpdate(of ...string) string {

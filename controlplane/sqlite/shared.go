@@ -114,17 +114,8 @@ func (m nullMicroTime) Scan(src any) error {
 	return nil
 }
 
-// connErr maps a driver error for the shared queries, marking foreign-key
-// violations (storesql.ErrForeignKey) so they can name the missing row.
-func connErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if isForeignKey(err) {
-		return fmt.Errorf("%w (%w)", mapErr(err), storesql.ErrForeignKey)
-	}
-	return mapErr(err)
-}
+// connErr maps a driver error for the shared queries.
+func connErr(err error) error { return storesql.MapErr(err, mapErr, isForeignKey) }
 
 func (shared) Contains(hay, needle string) string { return "instr(" + hay + ", " + needle + ") > 0" }
 

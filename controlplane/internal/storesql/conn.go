@@ -169,6 +169,19 @@ func page[T any](ctx context.Context, c Conn, table string, where []string, a *s
 // error when a statement names a row that does not exist.
 var ErrForeignKey = errors.New("foreign key violation")
 
+// MapErr maps a driver error with the store's mapErr (driver errors to the
+// domain's sentinels) and marks foreign-key violations (isForeignKey) with
+// ErrForeignKey, so callers can name the missing row.
+func MapErr(err error, mapErr func(error) error, isForeignKey func(error) bool) error {
+	if err == nil {
+		return nil
+	}
+	if isForeignKey(err) {
+		return fmt.Errorf("%w (%w)", mapErr(err), ErrForeignKey)
+	}
+	return mapErr(err)
+}
+
 func joinComma(s []string) string { return strings.Join(s, ", ") }
 
 // NullID stores 0 as NULL for optional references.
