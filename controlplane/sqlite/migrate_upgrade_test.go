@@ -19,7 +19,8 @@ import (
 // already applied.
 var lastRelease = []string{
 	"00001_init.sql", "00002_nodes.sql", "00003_scheduling.sql", "00004_security.sql",
-	"00005_alerts.sql", "00006_billing.sql", "00011_workflows.sql",
+	"00005_alerts.sql", "00006_billing.sql", "00011_workflows.sql", "00012_tenants.sql",
+	"00014_best_effort.sql", "00015_usage_measured.sql", "00016_usage_task_daily.sql",
 }
 
 // TestUpgradeFromLastRelease migrates a database only as far as the previous
