@@ -44,3 +44,29 @@ func TestNodeRDMAFromInventory(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeDevicesCarryTheirPathToTheAdapter: each device gets the path to
+// its closest active adapter from the inventory's affinity (the Topology
+// plugin's input), and a change of it changes the node's shape.
+func TestNodeDevicesCarryTheirPathToTheAdapter(t *testing.T) {
+	t.Parallel()
+	mem := int64(81559)
+	node := func(aff ...inventory.RDMAAffinity) *controlplane.Node {
+		return &controlplane.Node{ID: "n1", Hostname: "h1", CPUCount: 8, MemoryTotalMiB: 1024,
+			Inventory: []inventory.Snapshot{{Vendor: "nvidia",
+				RDMA: []inventory.RDMADevice{{Name: "mlx5_0", Kind: inventory.RDMAInfiniBand,
+					Ports: []inventory.RDMAPort{{Port: 1, State: "ACTIVE"}}, Affinity: aff}},
+				Devices: []inventory.Device{{Index: 0, Model: "NVIDIA H100 80GB HBM3", MemoryTotalMiB: &mem},
+					{Index: 1, Model: "NVIDIA H100 80GB HBM3", MemoryTotalMiB: &mem}}}}}
+	}
+	near, shapeNear, err := modelNode(node(inventory.RDMAAffinity{Device: 0, Link: inventory.LinkPIX},
+		inventory.RDMAAffinity{Device: 1, Link: inventory.LinkSys}))
+	require.NoError(t, err)
+	require.Equal(t, inventory.LinkPIX, near.Devices[0].RDMALink)
+	require.Equal(t, inventory.LinkSys, near.Devices[1].RDMALink)
+	far, shapeFar, err := modelNode(node(inventory.RDMAAffinity{Device: 0, Link: inventory.LinkSys},
+		inventory.RDMAAffinity{Device: 1, Link: inventory.LinkPIX}))
+	require.NoError(t, err)
+	require.Equal(t, inventory.LinkSys, far.Devices[0].RDMALink)
+	require.NotEqual(t, shapeNear, shapeFar)
+}

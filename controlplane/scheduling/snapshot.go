@@ -101,8 +101,11 @@ func modelNode(n *controlplane.Node) (model.Node, string, error) {
 		if err != nil {
 			return model.Node{}, "", err
 		}
+		// Each device's path to the closest RDMA adapter (Topology prefers
+		// devices near the fabric for RDMA tasks).
+		model.AttachRDMA(part.Devices, snap.RDMA)
 		for _, d := range part.Devices {
-			sig = append(sig, fmt.Sprintf("%s/%s/%d/%d", d.Vendor, d.Model, d.Index, d.MemoryMiB))
+			sig = append(sig, fmt.Sprintf("%s/%s/%d/%d/%s", d.Vendor, d.Model, d.Index, d.MemoryMiB, d.RDMALink))
 		}
 		out.Devices = append(out.Devices, part.Devices...)
 	}

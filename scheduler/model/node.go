@@ -38,6 +38,9 @@ type Device struct {
 	// minor), passed to the agent for the vendor CLI and device nodes.
 	Card *int `json:"card,omitempty"`
 	Chip *int `json:"chip,omitempty"`
+	// RDMALink is the PCIe/NUMA path to the closest RDMA adapter with an
+	// active port (pix … sys, AttachRDMA); "" when the node reports none.
+	RDMALink inventory.LinkType `json:"rdma_link,omitempty"`
 
 	modelID int // interned (vendor, model), set by Cluster.AddNode
 }

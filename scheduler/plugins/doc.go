@@ -9,7 +9,8 @@
 //	GPUType       PreFilter+Filter vendor/model include/exclude (gpu_spec)
 //	RDMA          Filter + Score   InfiniBand/RoCE nodes for tasks that ask;
 //	                               keeps them for those tasks otherwise
-//	Topology      Score            NVLink/HCCS/xGMI-linked, one-NUMA device sets
+//	Topology      Score            NVLink/HCCS/xGMI-linked, one-NUMA device sets;
+//	                               for RDMA tasks, devices near an active adapter
 //	BinPack       Score            most-allocated, node or device level
 //	Spread        Score            least-allocated, node or device level
 //	BestFit       Score            the FGD paper's best-fit baseline formula

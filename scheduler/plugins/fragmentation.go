@@ -219,7 +219,7 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 	}
 	ratio := c.Cluster.RatioMilli()
 	if r.DeviceCount > 1 {
-		pickSet(n, p.cands, r.DeviceCount, true, out)
+		pickSet(n, p.cands, r.DeviceCount, true, r.RDMA, out)
 		out.Cost, out.CostBy = float64(p.deltaLocked(n, nc, after, out.Slices, r.QoS, ratio))/weightScale, NameFragmentation
 		return framework.OK
 	}

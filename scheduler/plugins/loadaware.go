@@ -282,7 +282,7 @@ func (p *LoadAware) Assign(_ context.Context, c *framework.Cycle, n *model.NodeI
 	if len(p.cands) < r.DeviceCount {
 		return framework.Reject(reasonSlice)
 	}
-	pickSet(n, p.cands, r.DeviceCount, p.args.Strategy == "binpack", out)
+	pickSet(n, p.cands, r.DeviceCount, p.args.Strategy == "binpack", r.RDMA, out)
 	return framework.OK
 }
 

@@ -75,7 +75,7 @@ func (p *ResourceFit) Assign(_ context.Context, c *framework.Cycle, n *model.Nod
 		return framework.Reject(reasonSlice)
 	}
 	tight := p.strategy == "binpack"
-	pickSet(n, p.cands, r.DeviceCount, tight, out)
+	pickSet(n, p.cands, r.DeviceCount, tight, r.RDMA, out)
 	return framework.OK
 }
 
