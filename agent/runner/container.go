@@ -42,9 +42,10 @@ type ContainerOptions struct {
 	// unless it is root (allowed by the node) or the agent's own account
 	// without root (rootless engines map it).
 	Identity Identity
-	// Mounts and IPCHost carry what the isolation needs (Prepared).
-	Mounts  []string
-	IPCHost bool
+	// Mounts, IPCHost and DeviceNodes carry what the isolation needs (Prepared).
+	Mounts      []string
+	IPCHost     bool
+	DeviceNodes []string
 }
 
 // ContainerArgv builds the `docker run --rm` (podman, nerdctl) command line
@@ -109,6 +110,9 @@ func ContainerArgv(engine string, spec protocol.TaskSpec, devices []protocol.Dev
 	}
 	for _, n := range DeviceNodes(others) {
 		argv = append(argv, "--device", n)
+	}
+	for _, n := range o.DeviceNodes {
+		argv = appendOnce(argv, "--device", n)
 	}
 	for _, d := range others {
 		e, _ := vendorcatalog.Lookup(d.Vendor)

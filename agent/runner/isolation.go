@@ -36,7 +36,10 @@ type Prepared struct {
 	Mounts []string
 	// IPCHost: the container shares the host's IPC namespace (CUDA MPS).
 	IPCHost bool
-	undo    []func(context.Context) error
+	// DeviceNodes are /dev entries a container needs for the isolation
+	// (Cambricon's /dev/cambricon-split).
+	DeviceNodes []string
+	undo        []func(context.Context) error
 }
 
 // Release removes every partition Prepare created, newest first, and
@@ -83,6 +86,9 @@ func (iso *Isolator) Prepare(ctx context.Context, qos string, devices []protocol
 				return nil, err
 			}
 			p.Env = env
+			if err := iso.silverCambricon(p, others); err != nil {
+				return nil, err
+			}
 		}
 		if len(nvidia) > 0 {
 			if err := iso.silverNVIDIA(ctx, p, nvidia); err != nil {

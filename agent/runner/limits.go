@@ -20,7 +20,9 @@ import (
 //     (read by HAMi-core's libvgpu.so, which must be preloaded);
 //   - NVIDIA mps: CUDA_MPS_ACTIVE_THREAD_PERCENTAGE, CUDA_MPS_PINNED_DEVICE_MEM_LIMIT="0=<MiB>M,…";
 //   - AMD: HIP_DEVICE_MEMORY_LIMIT=<MiB>m (HAMi AMD vGPU);
-//   - Cambricon: CAMBRICON_SPLIT_ENABLE/_MEMS/_VISIBLE_DEVICES.
+//   - Cambricon memory split: CAMBRICON_SPLIT_ENABLE=1, CAMBRICON_SPLIT_VISIBLE_DEVICES=<card>,
+//     CAMBRICON_SPLIT_MEMS=<GiB> (one card; whole GiB, never above the slice's memory),
+//     as Cambricon's device plugin sets them (vendorcatalog's Cambricon entry names the source).
 func SilverEnv(devices []protocol.DeviceSlice) (map[string]string, error) {
 	env := map[string]string{}
 	byVendor := map[string][]protocol.DeviceSlice{}
@@ -42,15 +44,9 @@ func SilverEnv(devices []protocol.DeviceSlice) (map[string]string, error) {
 				return nil, fmt.Errorf("amd: HIP_DEVICE_MEMORY_LIMIT is one value for all devices; slices ask for different memory")
 			}
 		case inventory.VendorCambricon:
-			ids := make([]string, len(ds))
-			mems := make([]string, len(ds))
-			for i, d := range ds {
-				ids[i] = strconv.Itoa(d.Index)
-				mems[i] = strconv.Itoa(d.MemoryMiB)
+			if err := cambriconSplit(env, ds); err != nil {
+				return nil, err
 			}
-			env["CAMBRICON_SPLIT_ENABLE"] = "1"
-			env["CAMBRICON_SPLIT_VISIBLE_DEVICES"] = strings.Join(ids, ",")
-			env["CAMBRICON_SPLIT_MEMS"] = strings.Join(mems, ",")
 		default:
 			return nil, fmt.Errorf("vendor %s has no driver-level limits (QoS silver)", vendor)
 		}
@@ -109,4 +105,24 @@ func minCompute(ds []protocol.DeviceSlice) int {
 		}
 	}
 	return p
+}
+
+// cambriconSplitUnitMiB is the split's memory unit: Cambricon's device plugin
+// offers one share per GiB of a card and passes the count of shares.
+const cambriconSplitUnitMiB = 1024
+
+// cambriconSplit writes the memory split of one card. The limit is the
+// whole GiB within the slice (a task never gets more than it reserved).
+func cambriconSplit(env map[string]string, ds []protocol.DeviceSlice) error {
+	if len(ds) != 1 {
+		return fmt.Errorf("cambricon memory split: one card per task, not %d", len(ds))
+	}
+	gib := ds[0].MemoryMiB / cambriconSplitUnitMiB
+	if gib < 1 {
+		return fmt.Errorf("cambricon memory split: memory_mib %d is below one share (%d MiB)", ds[0].MemoryMiB, cambriconSplitUnitMiB)
+	}
+	env["CAMBRICON_SPLIT_ENABLE"] = "1"
+	env["CAMBRICON_SPLIT_VISIBLE_DEVICES"] = strconv.Itoa(ds[0].Index)
+	env["CAMBRICON_SPLIT_MEMS"] = strconv.Itoa(gib)
+	return nil
 }

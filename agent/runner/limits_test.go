@@ -30,8 +30,15 @@ func TestSilverEnv(t *testing.T) {
 		{"amd", []protocol.DeviceSlice{{Vendor: "amd", MemoryMiB: 8000}},
 			map[string]string{"HIP_DEVICE_MEMORY_LIMIT": "8000m"}, ""},
 		{"amd uneven", []protocol.DeviceSlice{{Vendor: "amd", MemoryMiB: 8000}, {Vendor: "amd", MemoryMiB: 1}}, nil, "different memory"},
-		{"cambricon", []protocol.DeviceSlice{{Vendor: "cambricon", Index: 2, MemoryMiB: 4096}, {Vendor: "cambricon", Index: 3, MemoryMiB: 2048}},
-			map[string]string{"CAMBRICON_SPLIT_ENABLE": "1", "CAMBRICON_SPLIT_VISIBLE_DEVICES": "2,3", "CAMBRICON_SPLIT_MEMS": "4096,2048"}, ""},
+		// Cambricon's split counts whole GiB of one card (never above the slice).
+		{"cambricon", []protocol.DeviceSlice{{Vendor: "cambricon", Index: 2, MemoryMiB: 4096}},
+			map[string]string{"CAMBRICON_SPLIT_ENABLE": "1", "CAMBRICON_SPLIT_VISIBLE_DEVICES": "2", "CAMBRICON_SPLIT_MEMS": "4"}, ""},
+		{"cambricon rounds down", []protocol.DeviceSlice{{Vendor: "cambricon", Index: 0, MemoryMiB: 3000}},
+			map[string]string{"CAMBRICON_SPLIT_ENABLE": "1", "CAMBRICON_SPLIT_VISIBLE_DEVICES": "0", "CAMBRICON_SPLIT_MEMS": "2"}, ""},
+		{"cambricon one card", []protocol.DeviceSlice{{Vendor: "cambricon", Index: 2, MemoryMiB: 4096}, {Vendor: "cambricon", Index: 3, MemoryMiB: 2048}},
+			nil, "one card per task"},
+		{"cambricon below a share", []protocol.DeviceSlice{{Vendor: "cambricon", Index: 2, MemoryMiB: 512}}, nil, "below one share"},
+		{"mthreads has none", []protocol.DeviceSlice{{Vendor: "mthreads", MemoryMiB: 1024}}, nil, "no driver-level limits"},
 		{"ascend has none", []protocol.DeviceSlice{{Vendor: "ascend", MemoryMiB: 1}}, nil, "no driver-level limits"},
 	}
 	for _, tc := range cases {

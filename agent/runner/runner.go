@@ -180,7 +180,7 @@ func (r *Runner) start(spec protocol.TaskSpec, prep *Prepared, container bool) (
 			return nil, err
 		}
 		ss.Argv = ContainerArgv(r.cfg.Engine, spec, prep.Devices, ContainerOptions{EnvFile: h.envFile, WorkDir: workDir, Identity: id,
-			Mounts: prep.Mounts, IPCHost: prep.IPCHost})
+			Mounts: prep.Mounts, IPCHost: prep.IPCHost, DeviceNodes: prep.DeviceNodes})
 		ss.Env = EnvList(engineEnv())
 	} else {
 		ss.Argv = append(append([]string{}, spec.Command...), spec.Args...)

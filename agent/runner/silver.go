@@ -23,6 +23,12 @@ type Silver struct {
 	HAMiLib    string // path of libvgpu.so; "" when absent
 	// MPSDir holds one pipe and log directory per GPU (MPSDir/<uuid>/…).
 	MPSDir string
+	// CambriconSplit is Cambricon's split driver node (/dev/cambricon-split)
+	// when present: only then does CAMBRICON_SPLIT_* limit memory.
+	CambriconSplit string
+	// CambriconMounts are the split's host programs present on the node
+	// (smlu-containerd), mounted read-only into containers.
+	CambriconMounts []string
 }
 
 // DetectSilver looks for the catalog's Silver programs on PATH (lookPath)
@@ -39,18 +45,29 @@ func DetectSilver(lookPath func(string) (string, error), exists func(string) boo
 			break
 		}
 	}
+	c, _ := vendorcatalog.Lookup(vendorcatalog.Cambricon)
+	if n := c.SilverNodes[vendorcatalog.DriverEnvLimits]; exists(n) {
+		s.CambriconSplit = n
+		for _, m := range c.SilverMounts[vendorcatalog.DriverEnvLimits] {
+			if exists(m) {
+				s.CambriconMounts = append(s.CambriconMounts, m)
+			}
+		}
+	}
 	return s
 }
 
-// FileExists is DetectSilver's exists on the real file system.
+// FileExists is DetectSilver's exists on the real file system: a regular
+// file (a library, a program) or a device node.
 func FileExists(path string) bool {
 	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
+	return err == nil && (st.Mode().IsRegular() || st.Mode()&os.ModeDevice != 0)
 }
 
 // Mechanism is the Silver mechanism this node enforces on vendor's devices,
-// or "" when it enforces none. Vendors other than NVIDIA keep the catalog's
-// own variables where SilverEnv writes them (AMD, Cambricon), else none.
+// or "" when it enforces none. Cambricon: the memory split, only where its
+// driver node exists. AMD keeps the catalog's HIP_DEVICE_MEMORY_LIMIT;
+// other vendors: none.
 func (s Silver) Mechanism(vendor string) string {
 	switch vendor {
 	case vendorcatalog.NVIDIA:
@@ -61,7 +78,12 @@ func (s Silver) Mechanism(vendor string) string {
 			return vendorcatalog.DriverHAMiCore
 		}
 		return ""
-	case vendorcatalog.AMD, vendorcatalog.Cambricon:
+	case vendorcatalog.Cambricon:
+		if s.CambriconSplit != "" {
+			return vendorcatalog.DriverEnvLimits
+		}
+		return ""
+	case vendorcatalog.AMD:
 		return vendorcatalog.IsolationFor(vendor, "").DriverLimits
 	}
 	return ""
@@ -118,6 +140,25 @@ func (iso *Isolator) silverNVIDIA(ctx context.Context, p *Prepared, ds []protoco
 		nvidiaHAMi(p.Env, ds)
 	default:
 		return fmt.Errorf("silver on NVIDIA: this node enforces neither CUDA MPS nor HAMi-core (slice asks %q)", mech)
+	}
+	return nil
+}
+
+// silverCambricon refuses the memory split where the node's driver does not
+// enforce it, and hands a container the split's node and programs.
+func (iso *Isolator) silverCambricon(p *Prepared, ds []protocol.DeviceSlice) error {
+	for _, d := range ds {
+		if d.Vendor != vendorcatalog.Cambricon {
+			continue
+		}
+		if iso.Silver.CambriconSplit == "" {
+			return fmt.Errorf("silver via Cambricon memory split: /dev/cambricon-split is not present on this node")
+		}
+		p.DeviceNodes = append(p.DeviceNodes, iso.Silver.CambriconSplit)
+		for _, m := range iso.Silver.CambriconMounts {
+			p.Mounts = append(p.Mounts, m+":"+m+":ro")
+		}
+		return nil
 	}
 	return nil
 }

@@ -67,7 +67,11 @@ func TestDetectSilver(t *testing.T) {
 	require.Equal(t, "/usr/bin/nvidia-cuda-mps-control", s.MPSControl)
 	require.Equal(t, "mps", s.Mechanism("nvidia"), "MPS first when both are there")
 	require.Empty(t, s.Mechanism("hygon"), "the agent writes no Silver limits for Hygon")
-	require.Equal(t, "env-limits", s.Mechanism("cambricon"))
+	require.Equal(t, "/dev/cambricon-split", s.CambriconSplit)
+	require.Equal(t, "env-limits", s.Mechanism("cambricon"), "the split driver's node is there")
+	require.Empty(t, DetectSilver(none, func(string) bool { return false }, "").Mechanism("cambricon"),
+		"no /dev/cambricon-split: CAMBRICON_SPLIT_* would limit nothing")
+	require.Empty(t, s.Mechanism("mthreads"), "sGPU is enforced only by Moore Threads' Kubernetes toolkit")
 
 	inv := []inventory.Snapshot{{Vendor: "nvidia", Devices: []inventory.Device{
 		{Index: 0, MIGMode: true, Isolation: inventory.Isolation{DriverLimits: "hami-core"}},
@@ -200,4 +204,21 @@ func TestSilverBestEffortSetsNoLimits(t *testing.T) {
 	require.NoError(t, p.Release(ctx))
 	_, err = os.Stat(filepath.Join(dir, "cli.jsonl"))
 	require.True(t, os.IsNotExist(err), "best effort needs no CLI call")
+}
+
+// TestCambriconSplitInAContainer: a Silver task on a card with Cambricon's
+// split driver gets the split's node and its program (read-only) beside the
+// card's own nodes, as Cambricon's device plugin hands them out.
+func TestCambriconSplitInAContainer(t *testing.T) {
+	t.Parallel()
+	iso := &Isolator{CLI: &recorder{}, Logger: quietLogger,
+		Silver: Silver{CambriconSplit: "/dev/cambricon-split", CambriconMounts: []string{"/usr/bin/smlu-containerd"}}}
+	p, err := iso.Prepare(context.Background(), "silver", []protocol.DeviceSlice{{Vendor: "cambricon", Index: 2, MemoryMiB: 4096}})
+	require.NoError(t, err)
+	argv := strings.Join(ContainerArgv("docker", protocol.TaskSpec{TaskID: 1, Image: "img"}, p.Devices,
+		ContainerOptions{Mounts: p.Mounts, DeviceNodes: p.DeviceNodes}), " ")
+	require.Contains(t, argv, "--device /dev/cambricon_dev2")
+	require.Contains(t, argv, "--device /dev/cambricon-split")
+	require.Contains(t, argv, "-v /usr/bin/smlu-containerd:/usr/bin/smlu-containerd:ro")
+	require.Equal(t, "4", p.Env["CAMBRICON_SPLIT_MEMS"])
 }

@@ -97,6 +97,17 @@ type Entry struct {
 	// SilverLibs are where a preloaded limiter library is installed, by
 	// mechanism (HAMi-core libvgpu.so); the first that exists is used.
 	SilverLibs map[string][]string
+	// SilverNodes are /dev entries, by mechanism, that only a driver which
+	// enforces it creates (Cambricon's memory split: /dev/cambricon-split);
+	// the mechanism is offered only where the node exists, and a container
+	// gets it.
+	SilverNodes map[string]string
+	// SilverMounts are host programs a container of the mechanism needs,
+	// mounted read-only where they exist (Cambricon's smlu-containerd).
+	SilverMounts map[string][]string
+	// SilverOneDevice: mechanisms that hold one device per task (one CUDA
+	// MPS daemon per GPU; Cambricon's split names a single card).
+	SilverOneDevice []string
 	// CollectiveHCAVar names the RDMA adapters the vendor's collective
 	// library uses (NCCL/RCCL NCCL_IB_HCA); CollectiveIfVar its socket
 	// interface (Ascend HCCL_SOCKET_IFNAME). Empty: not passed.
@@ -191,6 +202,13 @@ func (e Entry) VisibleVar(container bool) string {
 		return ""
 	}
 	return e.ProcessVars[0]
+}
+
+// SilverOneDeviceOnly reports whether the vendor's Silver mechanism holds
+// one device per task (the scheduler then refuses multi-device Silver).
+func SilverOneDeviceOnly(vendor, mechanism string) bool {
+	e, ok := Lookup(vendor)
+	return ok && slices.Contains(e.SilverOneDevice, mechanism)
 }
 
 // Offers reports whether the vendor's stack has the Silver mechanism.

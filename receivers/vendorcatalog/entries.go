@@ -14,7 +14,7 @@ var entries = []Entry{
 		ControlNodes: []string{"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"},
 		Container:    ContainerHints{Runtime: "nvidia-container-toolkit", GPUFlag: true, CDIKind: "nvidia.com/gpu"},
 		// MPS: nvidia-cuda-mps-control; HAMi-core: libvgpu.so preloaded.
-		DriverLimits: []string{DriverHAMiCore, DriverMPS}, Sharing: true,
+		DriverLimits: []string{DriverHAMiCore, DriverMPS}, Sharing: true, SilverOneDevice: []string{DriverMPS},
 		SilverTools: map[string]string{DriverMPS: "nvidia-cuda-mps-control"}, CollectiveHCAVar: "NCCL_IB_HCA",
 		// HAMi-core's install path (its device plugin mounts it there), then
 		// the usual library directories.
@@ -50,8 +50,20 @@ var entries = []Entry{
 		ProcessVars: []string{"MLU_VISIBLE_DEVICES"}, ContainerVar: "CAMBRICON_VISIBLE_DEVICES",
 		DeviceID: IDPartitionOrIndex, NodeGlobs: []string{"/dev/cambricon_dev[0-9]*"},
 		DeviceNode: "/dev/cambricon_dev{index}", ControlNodes: []string{"/dev/cambricon_ctl"},
-		// sMLU: CAMBRICON_SPLIT_ENABLE/_MEMS/_VISIBLE_DEVICES (HAMi).
-		DriverLimits: []string{DriverEnvLimits}, Sharing: true},
+		// Silver: Cambricon's memory split ("mlu-share" in its device plugin
+		// v1.3.6, Cambricon/cambricon-k8s-device-plugin device-plugin/pkg/mlu
+		// const.go and server.go allocateMLUShare): CAMBRICON_SPLIT_ENABLE=1,
+		// CAMBRICON_SPLIT_VISIBLE_DEVICES=<one card>, CAMBRICON_SPLIT_MEMS=<GiB>,
+		// enforced by the split driver's /dev/cambricon-split, with
+		// /usr/bin/smlu-containerd mounted into containers. sMLU (driver ≥
+		// 5.10.27) is switched on per card with `cnmon set -c <i> -smlu on`,
+		// but its instances are created only through libcndev by Cambricon's
+		// device plugin (dynamic-smlu mode): no host CLI, so not driven here;
+		// MIM instances are preset by an administrator. See docs/ISOLATION.md.
+		DriverLimits: []string{DriverEnvLimits}, Sharing: true,
+		SilverNodes:     map[string]string{DriverEnvLimits: "/dev/cambricon-split"},
+		SilverMounts:    map[string][]string{DriverEnvLimits: {"/usr/bin/smlu-containerd"}},
+		SilverOneDevice: []string{DriverEnvLimits}},
 	{ID: Kunlunxin, Name: "Kunlunxin XPU",
 		CLIs: []CLI{{Name: "xpu-smi", Forms: []string{"machine", "table"}}, {Name: "xpu_smi", Forms: []string{"table"}}},
 		// The smi index is not always the /dev/xpuN suffix (README §6): the
@@ -64,8 +76,14 @@ var entries = []Entry{
 		ProcessVars: []string{"MUSA_VISIBLE_DEVICES"}, ContainerVar: "MTHREADS_VISIBLE_DEVICES", DeviceID: IDIndex,
 		NodeGlobs: []string{"/dev/mtgpu.[0-9]*"},
 		Container: ContainerHints{Runtime: "mt-container-toolkit"},
-		// sGPU memory / core (HAMi mthreads.com/sgpu-memory, sgpu-core).
-		DriverLimits: []string{DriverHAMiCore}, Sharing: true},
+		// No Silver: sGPU memory and cores (HAMi mthreads.com/sgpu-memory in
+		// 512 MiB units, sgpu-core in sixteenths; Project-HAMi/HAMi
+		// pkg/device/mthreads, docs/mthreads-support.md) are enforced by
+		// Moore Threads' cloud-native toolkit inside Kubernetes, and MPC
+		// partitions (mthreads-gmi "MPC Capable"/"MPC Parent") have no
+		// documented create command; neither has a host CLI or variable the
+		// agent could set and read back. See docs/ISOLATION.md.
+		Sharing: true},
 	{ID: Biren, Name: "Biren",
 		CLIs:     []CLI{{Name: "brsmi", Forms: []string{"csv"}}, {Name: "birensmi", Forms: []string{"csv"}}},
 		DeviceID: IDIndex, NodeGlobs: []string{"/dev/biren/card_[0-9]*"}, DeviceNode: "/dev/biren/card_{index}",

@@ -2,6 +2,7 @@ package model
 
 import (
 	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 )
 
 // Slice is one device's share of a placement: the ledger row of
@@ -53,8 +54,9 @@ func FitDevice(d *Device, s *DeviceState, r *Request, ratioMilli int64) (Slice, 
 			break
 		}
 		out.Isolation = d.Isolation.DriverLimits
-		if out.Isolation == "mps" && r.DeviceCount > 1 {
-			// One MPS control daemon per GPU: a client reaches one of them.
+		if r.DeviceCount > 1 && vendorcatalog.SilverOneDeviceOnly(d.Vendor, out.Isolation) {
+			// One MPS control daemon per GPU (a client reaches one of them);
+			// Cambricon's memory split names a single card.
 			return out, false
 		}
 	default:

@@ -30,6 +30,15 @@ func TestSilverOnlyWhereEnforced(t *testing.T) {
 			require.Equal(t, tc.mech, s.Isolation)
 		}
 	}
+	// Cambricon's memory split names one card: one-card Silver only.
+	mlu := dev(inventory.VendorCambricon, "MLU370-X8", 23374)
+	mlu.Isolation.DriverLimits = "env-limits"
+	for _, count := range []int{1, 2} {
+		r := req(t, QoSSilver, 8192, 25)
+		r.DeviceCount = count
+		_, ok := FitDevice(&mlu, &free, r, 1000)
+		require.Equal(t, count == 1, ok, "cambricon split ×%d", count)
+	}
 }
 
 // TestNodeKeepsCardAndChip: a multi-chip card's physical board and chip
