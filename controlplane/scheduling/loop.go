@@ -60,6 +60,7 @@ func (s *Service) Tick(ctx context.Context, full bool) error {
 
 // syncLocked re-reads nodes, quotas and plugin settings.
 func (s *Service) syncLocked(ctx context.Context) error {
+	read := s.now()
 	nodes, err := allNodes(ctx, s.store)
 	if err != nil {
 		return err
@@ -67,6 +68,8 @@ func (s *Service) syncLocked(ctx context.Context) error {
 	rebuild, err := s.snap.syncNodes(nodes)
 	if err != nil {
 		s.log.Warn("scheduling: node inventory not usable", "err", err)
+	} else if !rebuild {
+		s.fleetFromSyncLocked(nodes, read) // the never-fits check's view, without a read of its own
 	}
 	if rebuild {
 		s.log.Info("scheduling: a node's devices changed, rebuilding the cluster")

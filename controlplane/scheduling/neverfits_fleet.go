@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -12,9 +13,11 @@ import (
 // one node per distinct device inventory (a fleet of 5,000 identical
 // nodes is one entry). The check depends on the inventory only, never on
 // allocations, so no ledger is read. Submissions never wait for the read
-// once a view exists: a view older than NodeSync is served while one
+// once a view exists: a view older than twice NodeSync is served while one
 // background read replaces it (reading 5,000 nodes takes longer than a
-// submission should).
+// submission should). On the leader the scheduler's own node sync, every
+// NodeSync, installs the view from the nodes it has just read, so the
+// fleet is read and decoded once per NodeSync, not twice.
 type fleetShapes struct {
 	mu         sync.Mutex // guards the fields below
 	at         time.Time
@@ -31,7 +34,7 @@ func (s *Service) fleetNodes(ctx context.Context, fresh bool) ([]*model.NodeInfo
 	f.mu.Lock()
 	nodes, at := f.nodes, f.at
 	if !fresh && nodes != nil {
-		if now := s.now(); (now.Sub(at) >= s.cfg.NodeSync || now.Before(at)) && !f.refreshing {
+		if now := s.now(); (now.Sub(at) >= 2*s.cfg.NodeSync || now.Before(at)) && !f.refreshing {
 			f.refreshing = true
 			go func() {
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -76,10 +79,36 @@ func (s *Service) readFleet(ctx context.Context) ([]*model.NodeInfo, error) {
 		seen[shape] = true
 		out = append(out, &model.NodeInfo{Node: &mn})
 	}
+	s.installFleet(out, began)
+	return out, nil
+}
+
+// installFleet replaces the view with one read at the given time, unless
+// a newer one is installed already.
+func (s *Service) installFleet(nodes []*model.NodeInfo, at time.Time) {
+	f := &s.fleet
 	f.mu.Lock()
-	if !began.Before(f.at) { // never replace a newer view with an older read
-		f.nodes, f.at = out, began
+	if !at.Before(f.at) { // never replace a newer view with an older read
+		f.nodes, f.at = nodes, at
 	}
 	f.mu.Unlock()
-	return out, nil
+}
+
+// fleetFromSyncLocked installs the view from the nodes the leader's sync
+// read at the given time, one per distinct shape, reusing the model nodes
+// the sync built (their static description; allocations are not part of
+// the view).
+func (s *Service) fleetFromSyncLocked(nodes []*controlplane.Node, at time.Time) {
+	seen := map[string]bool{}
+	out := []*model.NodeInfo{}
+	for _, n := range nodes {
+		e, ok := s.snap.nodes[n.ID]
+		if !ok || seen[e.shape] {
+			continue
+		}
+		seen[e.shape] = true
+		mn := *s.snap.cl.Nodes[e.index].Node
+		out = append(out, &model.NodeInfo{Node: &mn})
+	}
+	s.installFleet(out, at)
 }

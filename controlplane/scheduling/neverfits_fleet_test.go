@@ -75,3 +75,39 @@ func TestAdmitTaskFleetCache(t *testing.T) {
 	}, 10*time.Second, 5*time.Millisecond)
 	require.Equal(t, int64(4), cs.lists.Load(), "one background read, not one per submission")
 }
+
+// TestLeaderSyncFeedsFleetView: on the leader, the node sync installs the
+// never-fits view from the nodes it has just read, so submissions between
+// syncs read no node at all (before, the check read and decoded the whole
+// fleet once more every NodeSync), and a node the sync saw join admits its
+// task without a read.
+func TestLeaderSyncFeedsFleetView(t *testing.T) {
+	h := newHarness(t, Config{})
+	cs := &countingStore{Store: h.db}
+	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
+	require.NoError(t, err)
+	for i := range 5 {
+		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	}
+	require.NoError(t, svc.Tick(h.ctx, true))
+	reads := cs.lists.Load()
+	spec := controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 50}
+	for range 3 {
+		h.clk.Add(time.Second)
+		require.NoError(t, svc.Tick(h.ctx, true))
+		for range 20 {
+			require.NoError(t, svc.AdmitTask(h.ctx, spec))
+		}
+	}
+	require.Equal(t, reads+3, cs.lists.Load(), "one node read per sync, none for the submissions")
+	nodes, err := svc.fleetNodes(h.ctx, false)
+	require.NoError(t, err)
+	require.Len(t, nodes, 1)
+
+	h.addNode("npu", inventory.VendorAscend, "910B3", 8, 65536)
+	h.clk.Add(time.Second)
+	require.NoError(t, svc.Tick(h.ctx, true))
+	reads = cs.lists.Load()
+	require.NoError(t, svc.AdmitTask(h.ctx, controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 100, Vendor: inventory.VendorAscend}))
+	require.Equal(t, reads, cs.lists.Load(), "the sync already saw the new node")
+}

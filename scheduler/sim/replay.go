@@ -38,7 +38,10 @@ type RunResult struct {
 	Alloc, Frag map[int]float64
 	Tasks       int
 	Failed      int
-	Seconds     float64 // time spent in Schedule
+	// FailedDemand: GPU demand of the failed tasks, % of capacity, by
+	// task class (see taskClass) — where a policy loses its allocation.
+	FailedDemand map[string]float64
+	Seconds      float64 // time spent in Schedule
 }
 
 // PerSecond is the placement throughput (decisions per second).
@@ -83,6 +86,23 @@ func Order(tasks []model.Request, seed uint64, tune float64, capacity int64) []m
 	return out
 }
 
+// Task classes of the failure breakdown.
+const (
+	ClassShared = "shared" // one device, less than all of it
+	ClassWhole  = "whole"  // one whole device
+	ClassMulti  = "multi"  // several devices
+)
+
+func taskClass(r *model.Request) string {
+	switch {
+	case r.DeviceCount > 1:
+		return ClassMulti
+	case r.ComputeMilli < model.WholeMilli:
+		return ClassShared
+	}
+	return ClassWhole
+}
+
 // Run replays one seed.
 func Run(ctx context.Context, cfg Config, seed uint64) (RunResult, error) {
 	cl, err := model.NewCluster(1)
@@ -116,7 +136,7 @@ func Run(ctx context.Context, cfg Config, seed uint64) (RunResult, error) {
 		return RunResult{}, err
 	}
 	order := Order(cfg.Tasks, seed, cfg.Tune, capacity)
-	res := RunResult{Seed: seed, Tasks: len(order), Alloc: map[int]float64{}, Frag: map[int]float64{}}
+	res := RunResult{Seed: seed, Tasks: len(order), Alloc: map[int]float64{}, Frag: map[int]float64{}, FailedDemand: map[string]float64{}}
 	counts := map[int]int{}
 	var arrived, allocated int64
 	var spent time.Duration
@@ -129,6 +149,9 @@ func Run(ctx context.Context, cfg Config, seed uint64) (RunResult, error) {
 		switch {
 		case errors.Is(err, framework.ErrUnschedulable):
 			res.Failed++
+			if d := demand(t); d > 0 {
+				res.FailedDemand[taskClass(t)] += 100 * float64(d) / float64(capacity)
+			}
 		case err != nil:
 			return RunResult{}, fmt.Errorf("task %s: %w", t.ID, err)
 		default:

@@ -20,8 +20,11 @@ type Report struct {
 	AllocationPercent    map[string]*Stat `json:"allocation_percent"`
 	FragmentationPercent map[string]*Stat `json:"fragmentation_percent"`
 	FailedTasks          Stat             `json:"failed_tasks"`
-	PlacementsPerSecond  Stat             `json:"placements_per_second"`
-	Seeds                []uint64         `json:"seeds"`
+	// FailedDemandPercent: the failed tasks' GPU demand, % of capacity, by
+	// class (shared, whole, multi).
+	FailedDemandPercent map[string]Stat `json:"failed_demand_percent"`
+	PlacementsPerSecond Stat            `json:"placements_per_second"`
+	Seeds               []uint64        `json:"seeds"`
 }
 
 // Reported buckets (% of capacity arrived).
@@ -77,6 +80,14 @@ func Aggregate(runs []RunResult) Report {
 		pps = append(pps, r.PerSecond())
 	}
 	rep.FailedTasks, rep.PlacementsPerSecond = stat(failed), stat(pps)
+	rep.FailedDemandPercent = map[string]Stat{}
+	for _, class := range []string{ClassShared, ClassWhole, ClassMulti} {
+		var xs []float64
+		for _, r := range runs {
+			xs = append(xs, r.FailedDemand[class])
+		}
+		rep.FailedDemandPercent[class] = stat(xs)
+	}
 	return rep
 }
 

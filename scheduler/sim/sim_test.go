@@ -98,6 +98,7 @@ func TestTinyReplayExact(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, 1, r.Failed)
 			require.Equal(t, 6, r.Tasks)
+			require.Equal(t, map[string]float64{ClassWhole: 100 * 1000.0 / 6000}, r.FailedDemand, "tiny-pod-5, one whole device of 6")
 			order := Order(tasks, 42, 1, 6000)
 			want := map[int]float64{}
 			n := map[int]int{}
