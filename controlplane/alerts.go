@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,9 +100,30 @@ type AlertFilter struct {
 	Rule   string
 	Node   string
 	Tenant *string // nil = every tenant; "" = platform-wide only
-	Since  *time.Time
-	Until  *time.Time // fired before
-	Page   Page
+	// Scope, when set, keeps only what a caller below operator may see.
+	Scope *AlertScope
+	Since *time.Time
+	Until *time.Time // fired before
+	Page  Page
+}
+
+// AlertScope is what a caller outside the cluster-wide roles sees of the
+// alerts: those of Tenants, and platform-wide ones (no tenant) about one
+// of Nodes, the nodes dedicated to those tenants.
+type AlertScope struct {
+	Tenants []string
+	Nodes   []string
+}
+
+// Sees reports whether the scope shows a.
+func (s *AlertScope) Sees(a *AlertInstance) bool {
+	if s == nil {
+		return true
+	}
+	if a.Tenant != "" {
+		return slices.Contains(s.Tenants, a.Tenant)
+	}
+	return a.Node != "" && slices.Contains(s.Nodes, a.Node)
 }
 
 // AlertRule is a custom rule stored through the API (shipped rules live in
@@ -443,7 +465,7 @@ type AlertStore interface {
 	ListAlerts(ctx context.Context, f AlertFilter) ([]*AlertInstance, int, error) // newest first
 	ListAlertEvents(ctx context.Context, alertID int64) ([]*AlertEvent, error)
 	// AlertStats aggregates the instances that fired in [since, until).
-	AlertStats(ctx context.Context, tenant *string, since, until time.Time) (*AlertStats, error)
+	AlertStats(ctx context.Context, f AlertFilter) (*AlertStats, error) // Tenant, Scope, Since and Until of f
 
 	CreateSilence(ctx context.Context, s *Silence) error
 	ListSilences(ctx context.Context) ([]*Silence, error) // newest first

@@ -23,11 +23,13 @@ type Handlers struct {
 	engine *alerts.Engine
 	worker *notify.Worker
 	now    func() time.Time
+	// visible is the caller's visibility (api.VisibilityOf).
+	visible func(context.Context) (httpapi.Visibility, error)
 }
 
 // Mount registers every alert route on api.
 func Mount(api *httpapi.API, st alerts.Store, eng *alerts.Engine, w *notify.Worker) {
-	h := &Handlers{store: st, engine: eng, worker: w, now: time.Now}
+	h := &Handlers{store: st, engine: eng, worker: w, now: time.Now, visible: api.VisibilityOf}
 	p := httpapi.Prefix
 	read, ack := httpapi.Perm(auth.ResAlerts, auth.ActRead), httpapi.Perm(auth.ResAlerts, auth.ActAck)
 	write, del := httpapi.Perm(auth.ResAlerts, auth.ActWrite), httpapi.Perm(auth.ResAlerts, auth.ActDelete)
@@ -116,7 +118,14 @@ func (h *Handlers) listAlerts(ctx context.Context, in *listAlertsIn) (*httpapi.B
 	if in.Tenant != "" {
 		f.Tenant = &in.Tenant
 	}
-	var err error
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := tenantFilter(v, in.Tenant); err != nil {
+		return nil, err
+	}
+	f.Scope = v.AlertScope()
 	if f.Since, err = parseTime("since", in.Since); err != nil {
 		return nil, err
 	}
@@ -135,7 +144,7 @@ func (h *Handlers) listAlerts(ctx context.Context, in *listAlertsIn) (*httpapi.B
 }
 
 func (h *Handlers) getAlert(ctx context.Context, in *idIn) (*httpapi.Body[AlertDetailJSON], error) {
-	a, err := h.store.GetAlert(ctx, in.ID)
+	a, err := h.visibleAlert(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +164,23 @@ func (h *Handlers) getAlert(ctx context.Context, in *idIn) (*httpapi.Body[AlertD
 		out.Notifications = append(out.Notifications, notificationJSON(n))
 	}
 	return &httpapi.Body[AlertDetailJSON]{Body: out}, nil
+}
+
+// visibleAlert loads an alert the caller may see; another tenant's is
+// not found, as if it did not exist.
+func (h *Handlers) visibleAlert(ctx context.Context, id int64) (*controlplane.AlertInstance, error) {
+	a, err := h.store.GetAlert(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !v.AlertScope().Sees(a) {
+		return nil, controlplane.ErrNotFound
+	}
+	return a, nil
 }
 
 type ackIn struct {
@@ -229,11 +255,18 @@ func (h *Handlers) stats(ctx context.Context, in *statsIn) (*httpapi.Body[*contr
 	} else if t != nil {
 		until = *t
 	}
-	var tenant *string
-	if in.Tenant != "" {
-		tenant = &in.Tenant
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
 	}
-	st, err := h.store.AlertStats(ctx, tenant, since, until)
+	if err := tenantFilter(v, in.Tenant); err != nil {
+		return nil, err
+	}
+	f := controlplane.AlertFilter{Scope: v.AlertScope(), Since: &since, Until: &until}
+	if in.Tenant != "" {
+		f.Tenant = &in.Tenant
+	}
+	st, err := h.store.AlertStats(ctx, f)
 	if err != nil {
 		return nil, err
 	}

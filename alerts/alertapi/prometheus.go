@@ -9,6 +9,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	promrules "github.com/prometheus/prometheus/rules"
 
+	"github.com/heteroflow/heteroflow/alerts"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 )
@@ -93,9 +94,20 @@ func mountPrometheus(api *httpapi.API, h *Handlers) {
 		Summary: "Prometheus API: pending and firing alerts", Tags: tags}, read, h.promAlerts)
 }
 
-func promAlerts(r *promrules.AlertingRule) []PromAlert {
-	out := []PromAlert{}
+// visibleAlerts are r's active alerts the caller may see.
+func visibleAlerts(v httpapi.Visibility, r *promrules.AlertingRule) []*promrules.Alert {
+	var out []*promrules.Alert
 	for _, a := range r.ActiveAlerts() {
+		if labelsVisible(v, a.Labels.Map()) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func promAlerts(v httpapi.Visibility, r *promrules.AlertingRule) []PromAlert {
+	out := []PromAlert{}
+	for _, a := range visibleAlerts(v, r) {
 		pa := PromAlert{Labels: a.Labels.Map(), Annotations: a.Annotations.Map(), State: a.State.String(),
 			Value: strconv.FormatFloat(a.Value, 'e', -1, 64)}
 		at := a.ActiveAt
@@ -114,6 +126,10 @@ func (h *Handlers) promRules(ctx context.Context, in *promRulesIn) (*promRulesOu
 	if err != nil {
 		return nil, err
 	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := &promRulesOut{}
 	out.Body.Status = "success"
 	out.Body.Data.Groups = []PromGroup{}
@@ -121,6 +137,9 @@ func (h *Handlers) promRules(ctx context.Context, in *promRulesIn) (*promRulesOu
 		pg := PromGroup{Name: g.Name(), File: g.File(), Interval: g.Interval().Seconds(), Limit: g.Limit(), Rules: []PromRule{},
 			EvaluationTime: g.GetEvaluationTime().Seconds(), LastEvaluation: g.GetLastEvaluation()}
 		for _, r := range g.Rules() {
+			if t := r.Labels().Get(alerts.LabelTenant); t != "" && !tenantVisible(v, t) {
+				continue // another tenant's custom rule
+			}
 			pr := PromRule{Name: r.Name(), Query: r.Query().String(), Labels: r.Labels().Map(), Health: string(r.Health()),
 				EvaluationTime: r.GetEvaluationDuration().Seconds(), LastEvaluation: r.GetEvaluationTimestamp()}
 			if err := r.LastError(); err != nil {
@@ -132,9 +151,9 @@ func (h *Handlers) promRules(ctx context.Context, in *promRulesIn) (*promRulesOu
 					continue
 				}
 				pr.Type, pr.Duration, pr.KeepFiringFor = "alerting", r.HoldDuration().Seconds(), r.KeepFiringFor().Seconds()
-				pr.Annotations, pr.Alerts = r.Annotations().Map(), promAlerts(r)
+				pr.Annotations, pr.Alerts = r.Annotations().Map(), promAlerts(v, r)
 				pr.State = "inactive"
-				if st := r.State(); st > promrules.StateInactive {
+				if st := r.State(); st > promrules.StateInactive && len(pr.Alerts) > 0 {
 					pr.State = st.String()
 				}
 			default:
@@ -157,12 +176,16 @@ func (h *Handlers) promAlerts(ctx context.Context, _ *struct{}) (*promAlertsOut,
 	if err != nil {
 		return nil, err
 	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := &promAlertsOut{}
 	out.Body.Status = "success"
 	out.Body.Data.Alerts = []PromAlert{}
 	for _, g := range groups {
 		for _, r := range g.AlertingRules() {
-			out.Body.Data.Alerts = append(out.Body.Data.Alerts, promAlerts(r)...)
+			out.Body.Data.Alerts = append(out.Body.Data.Alerts, promAlerts(v, r)...)
 		}
 	}
 	return out, nil

@@ -34,6 +34,10 @@ func (h *Handlers) listRules(ctx context.Context, _ *struct{}) (*httpapi.Body[ru
 	if err != nil {
 		return nil, err
 	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
 	live := map[int64]*promrules.AlertingRule{}
 	out := rulesOut{Items: []RuleJSON{}}
 	for _, g := range groups {
@@ -46,10 +50,21 @@ func (h *Handlers) listRules(ctx context.Context, _ *struct{}) (*httpapi.Body[ru
 				}
 				continue
 			}
-			out.Items = append(out.Items, ruleJSON(origin, g.Name(), r))
+			rj := ruleJSON(origin, g.Name(), r)
+			if ar, ok := r.(*promrules.AlertingRule); ok && !v.All {
+				// A shipped rule is everyone's; its firing alerts are not.
+				rj.Active = len(visibleAlerts(v, ar))
+				if rj.Active == 0 {
+					rj.State = "inactive"
+				}
+			}
+			out.Items = append(out.Items, rj)
 		}
 	}
 	for _, c := range custom {
+		if !tenantVisible(v, c.Tenant) {
+			continue
+		}
 		rj := RuleJSON{ID: c.ID, Origin: "custom", Group: fmt.Sprintf("custom-%d-%s", c.ID, c.Name), Name: c.Name, Type: "alerting",
 			Expr: c.Expr, For: durString(c.For), KeepFiringFor: durString(c.KeepFiringFor), Level: string(c.Level), Tenant: c.Tenant,
 			Labels: nonNil(c.Labels), Annotations: nonNil(c.Annotations), Enabled: c.Enabled, State: "inactive", Health: "unknown",
@@ -94,7 +109,8 @@ func (h *Handlers) ruleFrom(ctx context.Context, spec RuleSpecJSON) (*controlpla
 	if tenant == "" {
 		tenant = p.Tenant
 	}
-	if p.Role != controlplane.RoleAdmin && p.Tenant != "" && tenant != p.Tenant {
+	if (p.Role != controlplane.RoleAdmin && p.Tenant != "" && tenant != p.Tenant && p.ClusterWide()) ||
+		(!p.ClusterWide() && p.MembershipOf(tenant) == nil) {
 		return nil, controlplane.Coded(controlplane.ErrForbidden, codeRuleForbidden, []string{"tenant", tenant}, "rules of tenant %q belong to its members", tenant)
 	}
 	forD, err := parseDur("for", spec.For)
@@ -166,6 +182,13 @@ func (h *Handlers) getRule(ctx context.Context, in *idIn) (*httpapi.Body[RuleJSO
 	if err != nil {
 		return nil, err
 	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !tenantVisible(v, r.Tenant) {
+		return nil, controlplane.ErrNotFound
+	}
 	return &httpapi.Body[RuleJSON]{Body: h.customJSON(r)}, nil
 }
 
@@ -216,6 +239,13 @@ type testRuleOut struct {
 func (h *Handlers) testRule(ctx context.Context, in *ruleIn) (*httpapi.Body[testRuleOut], error) {
 	r, err := h.ruleFrom(ctx, in.Body)
 	if err != nil {
+		return nil, err
+	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if r.Expr, err = scopedExpr(v, r.Expr); err != nil {
 		return nil, err
 	}
 	now := h.now()

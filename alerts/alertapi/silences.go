@@ -19,9 +19,16 @@ func (h *Handlers) listSilences(ctx context.Context, _ *struct{}) (*httpapi.Body
 	if err != nil {
 		return nil, err
 	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := h.now()
 	out := silencesOut{Items: []SilenceJSON{}}
 	for _, s := range list {
+		if !tenantVisible(v, s.Tenant) {
+			continue
+		}
 		out.Items = append(out.Items, silenceJSON(s, now))
 	}
 	return &httpapi.Body[silencesOut]{Body: out}, nil
@@ -67,8 +74,15 @@ func (h *Handlers) listChannels(ctx context.Context, _ *struct{}) (*httpapi.Body
 	if err != nil {
 		return nil, err
 	}
+	v, err := h.visibility(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := channelsOut{Items: []ChannelJSON{}}
 	for _, c := range list {
+		if !tenantVisible(v, c.Tenant) {
+			continue
+		}
 		out.Items = append(out.Items, channelJSON(c))
 	}
 	return &httpapi.Body[channelsOut]{Body: out}, nil
@@ -164,6 +178,10 @@ type listNotificationsIn struct {
 
 func (h *Handlers) listNotifications(ctx context.Context, in *listNotificationsIn) (*httpapi.Body[*httpapi.List[NotificationJSON]], error) {
 	p := controlplane.Page{Limit: in.Limit, Offset: in.Offset}.Normalize()
+	empty := &httpapi.Body[*httpapi.List[NotificationJSON]]{Body: &httpapi.List[NotificationJSON]{Items: []NotificationJSON{}, Limit: p.Limit, Offset: p.Offset}}
+	if ok, err := h.notificationsVisible(ctx, in); err != nil || !ok {
+		return empty, err
+	}
 	rows, total, err := h.store.ListNotifications(ctx, controlplane.NotificationFilter{AlertID: in.AlertID, ChannelID: in.ChannelID,
 		Status: in.Status, Page: p})
 	if err != nil {
@@ -174,4 +192,24 @@ func (h *Handlers) listNotifications(ctx context.Context, in *listNotificationsI
 		items[i] = notificationJSON(n)
 	}
 	return &httpapi.Body[*httpapi.List[NotificationJSON]]{Body: &httpapi.List[NotificationJSON]{Items: items, Total: total, Limit: p.Limit, Offset: p.Offset}}, nil
+}
+
+// notificationsVisible: callers below operator list the deliveries of one
+// alert or one channel they see, never the whole cluster's.
+func (h *Handlers) notificationsVisible(ctx context.Context, in *listNotificationsIn) (bool, error) {
+	v, err := h.visibility(ctx)
+	if err != nil || v.All {
+		return v.All, err
+	}
+	if in.AlertID > 0 {
+		if _, err := h.visibleAlert(ctx, in.AlertID); err != nil {
+			return false, nil
+		}
+		return true, nil
+	}
+	if in.ChannelID > 0 {
+		c, err := h.store.GetChannel(ctx, in.ChannelID)
+		return err == nil && tenantVisible(v, c.Tenant), nil
+	}
+	return false, nil
 }

@@ -50,7 +50,7 @@ type ruleOut struct {
 func TestAlertAPI(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	admin := s.adminToken()
-	_, viewer := s.userWithRole(admin, "viewer1", "viewer")
+	_, viewer := s.userWithRoleTenant(admin, "viewer1", "viewer", "ml") // alerts are seen within one's tenants
 
 	msg := s.fails(http.StatusBadRequest, "alert_rule_invalid_promql", http.MethodPost, "/api/v1/alert-rules", admin,
 		map[string]any{"name": "Broken", "expr": "sum(hw_gpu_utilization_ratio", "level": "WARN"})

@@ -115,3 +115,7 @@ const (
 func tenantForbidden(tenant string) error {
 	return CodedError(403, CodeTenantForbidden, fmt.Sprintf("you are not allowed to act in tenant %q: ask one of its tenant admins to add you", tenant))
 }
+
+// TenantForbidden is the coded refusal of a request naming a tenant the
+// caller is not a member of.
+func TenantForbidden(tenant string) error { return tenantForbidden(tenant) }

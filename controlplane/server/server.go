@@ -20,6 +20,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
+	"github.com/heteroflow/heteroflow/controlplane/metricstore/promapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore/query"
 	"github.com/heteroflow/heteroflow/controlplane/pki"
 	"github.com/heteroflow/heteroflow/controlplane/tracing"
@@ -143,9 +144,19 @@ func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 	write := httpapi.Perm(auth.ResMetrics, auth.ActWrite)
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/write", write, ms.RemoteWriteHandler())
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/otlp/v1/metrics", write, ms.OTLPHandler())
-	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), httpapi.QueryConcurrency(s.cfg.RateLimit.QueryConcurrency, http.StripPrefix("/prometheus", ms.QueryHandler())))
+	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), httpapi.QueryConcurrency(s.cfg.RateLimit.QueryConcurrency, http.StripPrefix("/prometheus", promapi.Scoped(s.metricsScope, ms.QueryHandler()))))
 	s.documentMetrics()
 	return nil
+}
+
+// metricsScope narrows a caller below operator to the series of its
+// tenants and of the nodes dedicated to them (httpapi.Visibility).
+func (s *Server) metricsScope(r *http.Request) (*promapi.Scope, error) {
+	v, err := s.api.VisibilityOf(r.Context())
+	if err != nil || v.All {
+		return nil, err
+	}
+	return &promapi.Scope{Tenants: v.Tenants, Nodes: v.Nodes}, nil
 }
 
 // Querier is the one PromQL interface for the scheduler, alerts, billing

@@ -144,6 +144,42 @@ func testAlertInstances(t *testing.T, open FullOpener) {
 	_, _, err = s.ListAlerts(ctx(t), controlplane.AlertFilter{States: []controlplane.AlertState{"BOGUS"}})
 	require.ErrorIs(t, err, controlplane.ErrInvalid)
 
+	t.Run("Scope", func(t *testing.T) {
+		// A platform-wide alert on n1 and one of another tenant on n1:
+		// a scope sees its tenants' alerts and platform-wide ones of its
+		// nodes, never another tenant's, whatever node they name.
+		pw := mkAlert("fp-pw", "NodeOffline", "n1", controlplane.AlertError, at.Add(2*time.Hour))
+		pw.Tenant = ""
+		other := mkAlert("fp-other", "TaskFailed", "n1", controlplane.AlertError, at.Add(2*time.Hour))
+		other.Tenant = "other"
+		for _, a := range []*controlplane.AlertInstance{pw, other} {
+			_, _, err := s.OpenAlert(ctx(t), a, nil)
+			require.NoError(t, err)
+		}
+		for _, c := range []struct {
+			name  string
+			scope controlplane.AlertScope
+			want  int
+		}{
+			{"tenant", controlplane.AlertScope{Tenants: []string{"ml"}}, 3},
+			{"tenant and its node", controlplane.AlertScope{Tenants: []string{"ml"}, Nodes: []string{"n1"}}, 4},
+			{"another node", controlplane.AlertScope{Tenants: []string{"ml"}, Nodes: []string{"n2"}}, 3},
+			{"other tenant", controlplane.AlertScope{Tenants: []string{"other"}}, 1},
+			{"nothing", controlplane.AlertScope{}, 0},
+		} {
+			sc := c.scope
+			list, n, err := s.ListAlerts(ctx(t), controlplane.AlertFilter{Scope: &sc})
+			require.NoError(t, err, c.name)
+			require.Equal(t, c.want, n, c.name)
+			for _, a := range list {
+				require.True(t, sc.Sees(a), "%s: %+v", c.name, a)
+			}
+			st, err := s.AlertStats(ctx(t), controlplane.AlertFilter{Scope: &sc})
+			require.NoError(t, err)
+			require.Equal(t, c.want, st.Total, c.name)
+		}
+	})
+
 	t.Run("RaceOpen", func(t *testing.T) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -187,7 +223,7 @@ func testAlertStats(t *testing.T, open FullOpener) {
 			require.NoError(t, err)
 		}
 	}
-	st, err := s.AlertStats(ctx(t), nil, day.Add(-time.Hour), day.Add(48*time.Hour))
+	st, err := s.AlertStats(ctx(t), controlplane.AlertFilter{Since: new(day.Add(-time.Hour)), Until: new(day.Add(48 * time.Hour))})
 	require.NoError(t, err)
 	require.Equal(t, 3, st.Total)
 	require.Equal(t, 2, st.Open)
@@ -197,7 +233,7 @@ func testAlertStats(t *testing.T, open FullOpener) {
 	require.Equal(t, []controlplane.DayCount{{Day: "2026-03-01", Count: 2}, {Day: "2026-03-02", Count: 1}}, st.ByDay)
 	require.InDelta(t, 60, st.MeanAckSeconds, 0.001)
 	require.InDelta(t, 300, st.MeanResolveSeconds, 0.001)
-	st, err = s.AlertStats(ctx(t), nil, day.Add(12*time.Hour), day.Add(48*time.Hour))
+	st, err = s.AlertStats(ctx(t), controlplane.AlertFilter{Since: new(day.Add(12 * time.Hour)), Until: new(day.Add(48 * time.Hour))})
 	require.NoError(t, err)
 	require.Equal(t, 1, st.Total, "window")
 }

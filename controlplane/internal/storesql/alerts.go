@@ -267,8 +267,8 @@ func (q Queries) ListAlertEvents(ctx context.Context, alertID int64) ([]*control
 }
 
 // AlertStats implements controlplane.AlertStore.
-func (q Queries) AlertStats(ctx context.Context, tenant *string, since, until time.Time) (*controlplane.AlertStats, error) {
-	f := controlplane.AlertFilter{Tenant: tenant, Since: &since, Until: &until}
+func (q Queries) AlertStats(ctx context.Context, in controlplane.AlertFilter) (*controlplane.AlertStats, error) {
+	f := controlplane.AlertFilter{Tenant: in.Tenant, Scope: in.Scope, Since: in.Since, Until: in.Until}
 	a := q.args()
 	list, err := all(ctx, q.db.Reader(), q.scanAlert, `SELECT `+alertCols+` FROM alerts`+storeutil.AlertWhere(f, a), a.Vals...)
 	if err != nil {

@@ -61,6 +61,9 @@ func AlertWhere(f controlplane.AlertFilter, a *Args) string {
 	if f.Tenant != nil {
 		conds = append(conds, "tenant = "+a.Add(*f.Tenant))
 	}
+	if f.Scope != nil {
+		conds = append(conds, alertScopeWhere(f.Scope, a))
+	}
 	if f.Since != nil {
 		conds = append(conds, "fired_at >= "+a.AddTime(*f.Since))
 	}
@@ -128,4 +131,24 @@ func NotificationWhere(f controlplane.NotificationFilter, a *Args) string {
 		return ""
 	}
 	return " WHERE " + strings.Join(conds, " AND ")
+}
+
+// alertScopeWhere is AlertScope.Sees in SQL: a tenant's alerts, or a
+// platform-wide alert about one of the scope's nodes.
+func alertScopeWhere(s *controlplane.AlertScope, a *Args) string {
+	list := func(vals []string) string {
+		ph := make([]string, len(vals))
+		for i, v := range vals {
+			ph[i] = a.Add(v)
+		}
+		return strings.Join(ph, ", ")
+	}
+	tenants, nodes := "1 = 0", "1 = 0"
+	if len(s.Tenants) > 0 {
+		tenants = "tenant IN (" + list(s.Tenants) + ")"
+	}
+	if len(s.Nodes) > 0 {
+		nodes = "(tenant = '' AND node IN (" + list(s.Nodes) + "))"
+	}
+	return "(" + tenants + " OR " + nodes + ")"
 }
