@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # Debian packages used by tests (real Prometheus, Alertmanager, VictoriaMetrics, Chromium).
 # fonts-wqy-zenhei: a CJK font, so Chinese text in the browser tests (and their screenshots) renders.
-DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics fonts-wqy-zenhei
+DEB_PKGS := chromium prometheus prometheus-alertmanager victoria-metrics fonts-wqy-zenhei slapd ldap-utils
 FUZZTIME ?= 20000x
 
 .PHONY: all build web go deps deb-deps web-deps run test test-go test-race test-integrity test-promql-parity test-fuzz test-deploy test-web bench clean

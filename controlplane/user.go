@@ -49,10 +49,28 @@ type User struct {
 	LockedUntil  *time.Time
 	// Lockouts counts successive lockouts since the last good login; each
 	// lasts longer than the one before.
-	Lockouts  int
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Lockouts int
+	// AuthSource is where the account signs in: "" for a local account
+	// with a password, AuthSourceLDAP, or AuthSourceOIDCPrefix+provider.
+	// An external account has no local password and is kept in sync with
+	// its directory or provider on every login.
+	AuthSource string
+	// ExternalID is the account's stable id at its source (the LDAP
+	// entry's DN, the OIDC subject); "" for a local account.
+	ExternalID string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
+
+// Auth sources of external accounts (User.AuthSource).
+const (
+	AuthSourceLDAP       = "ldap"
+	AuthSourceOIDCPrefix = "oidc:"
+)
+
+// External reports whether u signs in through LDAP or OIDC, never with a
+// local password.
+func (u *User) External() bool { return u.AuthSource != "" }
 
 // UserFilter narrows ListUsers.
 type UserFilter struct {
@@ -73,6 +91,7 @@ type UserUpdate struct {
 	FailedLogins *int
 	LockedUntil  **time.Time
 	Lockouts     *int
+	ExternalID   *string
 }
 
 // RefreshToken is one link of a rotation chain. Only the SHA-256 hash of the

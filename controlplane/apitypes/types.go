@@ -29,6 +29,7 @@ type UserJSON struct {
 	Status      controlplane.UserStatus `json:"status" enum:"active,pending,disabled"`
 	Tenant      string                  `json:"tenant"`
 	LockedUntil *time.Time              `json:"locked_until,omitempty" doc:"Set while a login lockout is in force"`
+	AuthSource  string                  `json:"auth_source,omitempty" doc:"Where the account signs in: empty for a local password, ldap, or oidc:<provider>"`
 	CreatedAt   time.Time               `json:"created_at"`
 	UpdatedAt   time.Time               `json:"updated_at"`
 }

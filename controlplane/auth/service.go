@@ -26,6 +26,9 @@ type Config struct {
 	Now            func() time.Time
 	// Audit receives auth events the Service sees first (API-key use).
 	Audit func(ctx context.Context, e *controlplane.AuditEntry)
+	// Directory, when set, signs in users the store does not hold and
+	// every account it created (LDAP).
+	Directory Directory
 }
 
 // DefaultConfig: 15-minute access tokens, 7-day refresh tokens, 10 logins
@@ -205,6 +208,16 @@ func (s *Service) Login(ctx context.Context, username, password, ip string) (*Se
 		return nil, &RateLimitError{RetryAfter: retry}
 	}
 	u, err := s.store.GetUserByName(ctx, username)
+	if s.cfg.Directory != nil && (errors.Is(err, controlplane.ErrNotFound) || err == nil && u.AuthSource == controlplane.AuthSourceLDAP) {
+		return s.directoryLogin(ctx, u, username, password, ip)
+	}
+	if err == nil && u.External() {
+		// An account of a directory or provider has no local password:
+		// this path never opens it, and answers as for a wrong password.
+		_, _ = VerifyPassword(s.dummyHash, password)
+		s.ipFails.fail(ip)
+		return nil, errBadLogin
+	}
 	if errors.Is(err, controlplane.ErrNotFound) {
 		_, _ = VerifyPassword(s.dummyHash, password)
 		s.ipFails.fail(ip)

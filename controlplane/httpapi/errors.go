@@ -164,6 +164,11 @@ func toAPIError(log *slog.Logger, err error) *APIError {
 	if st < http.StatusInternalServerError && errors.As(err, &ce) {
 		e.Body.Code, e.Body.Params = ce.Code, ce.Params
 	}
+	if st == http.StatusServiceUnavailable && errors.As(err, &ce) {
+		// A coded unavailable dependency (a directory that does not answer)
+		// says which one and keeps its own text, written for users.
+		e.Body.Code, e.Body.Params, e.Body.Message = ce.Code, ce.Params, ce.Error()
+	}
 	var rl *auth.RateLimitError
 	if errors.As(err, &rl) {
 		secs := int(rl.RetryAfter.Round(time.Second) / time.Second)

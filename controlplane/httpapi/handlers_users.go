@@ -111,6 +111,11 @@ func (a *API) patchUser(ctx context.Context, in *patchUserIn) (*Body[UserJSON], 
 		if err != nil {
 			return nil, err
 		}
+		if u.External() {
+			// Its directory or provider holds the password; a local one would open a second door.
+			return nil, controlplane.InvalidCode("external_account_password", []string{"source", u.AuthSource},
+				"%s signs in through %s and has no local password", u.Username, u.AuthSource)
+		}
 		hash, err := a.auth.NewPasswordHash(*b.Password, u.Username)
 		if err != nil {
 			return nil, err

@@ -51,7 +51,7 @@ type Body[T any] struct {
 
 func userJSON(u *controlplane.User) UserJSON {
 	return UserJSON{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, Email: u.Email, Role: u.Role,
-		Status: u.Status, Tenant: u.Tenant, LockedUntil: u.LockedUntil, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+		Status: u.Status, Tenant: u.Tenant, LockedUntil: u.LockedUntil, AuthSource: u.AuthSource, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 }
 
 // specDomain is the domain spec of a submitted one.

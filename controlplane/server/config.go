@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/heteroflow/heteroflow/controlplane/auth/ldapauth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/storeopen"
@@ -108,6 +109,9 @@ type AuthConfig struct {
 	// database; empty means <data_dir>/jwt.key. Servers sharing one
 	// PostgreSQL database must share this key.
 	SigningKeyFile string `yaml:"signing_key_file"`
+	// LDAP signs users in against a directory (bind-search-bind); off
+	// while auth.ldap.urls is empty.
+	LDAP ldapauth.Config `yaml:"ldap"`
 }
 
 // signingKeyFile is Auth.SigningKeyFile defaulted under DataDir.
@@ -233,6 +237,9 @@ func (c Config) Validate() error {
 	if a.APIKeyCacheTTL <= 0 || a.APIKeyCacheTTL > Duration(10*time.Minute) {
 		bad("auth.apikey_cache_ttl must be between 0 and 10m (it bounds how long a revoked key keeps working on other servers)")
 	}
+	if err := a.LDAP.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	switch c.Scheduling.PreemptMode {
 	case "", "off", "queue-only", "preempt-running":
 	default:
@@ -333,6 +340,11 @@ const (
 	EnvLogFormat         = "HETEROFLOW_LOG_FORMAT"
 	EnvAdminPassword     = "HETEROFLOW_ADMIN_PASSWORD"
 	EnvGrafanaURL        = "HETEROFLOW_GRAFANA_URL"
+	EnvLDAPURL           = "HETEROFLOW_LDAP_URL" // comma-separated
+	EnvLDAPBindDN        = "HETEROFLOW_LDAP_BIND_DN"
+	EnvLDAPPasswordFile  = "HETEROFLOW_LDAP_BIND_PASSWORD_FILE"
+	// The LDAP service account's password itself may come from
+	// HETEROFLOW_LDAP_BIND_PASSWORD (ldapauth.EnvBindPassword).
 )
 
 func applyEnv(c *Config, getenv func(string) string) error {
@@ -350,13 +362,13 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	set(EnvLogLevel, &c.LogLevel)
 	set(EnvLogFormat, &c.LogFormat)
 	set(EnvGrafanaURL, &c.GrafanaURL)
+	set(EnvLDAPBindDN, &c.Auth.LDAP.BindDN)
+	set(EnvLDAPPasswordFile, &c.Auth.LDAP.BindPasswordFile)
+	if v := getenv(EnvLDAPURL); v != "" {
+		c.Auth.LDAP.URLs = splitList(v)
+	}
 	if v := getenv(EnvCORSOrigins); v != "" {
-		c.CORSOrigins = nil
-		for _, o := range strings.Split(v, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				c.CORSOrigins = append(c.CORSOrigins, o)
-			}
-		}
+		c.CORSOrigins = splitList(v)
 	}
 	if v := getenv(EnvAllowRegistration); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -366,6 +378,17 @@ func applyEnv(c *Config, getenv func(string) string) error {
 		c.AllowRegistration = b
 	}
 	return nil
+}
+
+// splitList splits a comma-separated variable, dropping empty entries.
+func splitList(v string) []string {
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Flag names of `heteroflow server`.
@@ -387,6 +410,9 @@ const (
 	FlagTLSClientCA       = "tls-client-ca"
 	FlagTLSCAKey          = "tls-ca-key"
 	FlagMTLS              = "mtls"
+	FlagLDAPURL           = "ldap-url"
+	FlagLDAPBindDN        = "ldap-bind-dn"
+	FlagLDAPPasswordFile  = "ldap-bind-password-file"
 )
 
 // RegisterFlags declares the server's flags with Defaults() as their defaults.
@@ -409,6 +435,9 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.Bool(FlagMTLS, false, "issue client certificates to agents at enrollment and accept them (needs HTTPS) / 为代理签发并接受客户端证书(需 HTTPS)")
 	fs.String(FlagTLSClientCA, "", "CA certificate that signs agent certificates; empty = auto-generated in <data-dir>/pki / 签发代理证书的 CA 证书，空则自动生成")
 	fs.String(FlagTLSCAKey, "", "private key of --tls-client-ca / --tls-client-ca 的私钥")
+	fs.StringArray(FlagLDAPURL, nil, "LDAP directory URL (ldaps:// or ldap:// with auth.ldap.start_tls), repeatable; the rest of auth.ldap is in the config file / LDAP 目录地址(可重复)，其余设置见配置文件 auth.ldap")
+	fs.String(FlagLDAPBindDN, "", "DN of the LDAP service account that searches users / 用于查询用户的 LDAP 服务账号 DN")
+	fs.String(FlagLDAPPasswordFile, "", "file holding the LDAP service account's password / LDAP 服务账号密码文件")
 	registerHAFlags(fs)
 	registerRetentionFlags(fs, d.Retention)
 }
@@ -433,6 +462,11 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	str(FlagTLSKey, &c.TLS.Key)
 	str(FlagTLSClientCA, &c.TLS.ClientCA)
 	str(FlagTLSCAKey, &c.TLS.CAKey)
+	str(FlagLDAPBindDN, &c.Auth.LDAP.BindDN)
+	str(FlagLDAPPasswordFile, &c.Auth.LDAP.BindPasswordFile)
+	if fs.Changed(FlagLDAPURL) && err == nil {
+		c.Auth.LDAP.URLs, err = fs.GetStringArray(FlagLDAPURL)
+	}
 	if fs.Changed(FlagMTLS) && err == nil {
 		c.TLS.MTLS, err = fs.GetBool(FlagMTLS)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
+	"github.com/heteroflow/heteroflow/controlplane/auth/ldapauth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore/promapi"
@@ -96,7 +97,20 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	s.signingKey = key
 	s.auditor = httpapi.NewAuditor(s.store, s.log, httpapi.AuditorOptions{})
 	a := s.cfg.Auth
+	var directory auth.Directory
+	if a.LDAP.Enabled() {
+		ldapCfg := a.LDAP
+		if err := ldapCfg.LoadSecret(o.Getenv); err != nil {
+			return err
+		}
+		d, err := ldapauth.New(ldapCfg, s.log.With("component", "ldap"))
+		if err != nil {
+			return err
+		}
+		directory = d
+	}
 	svc, err := auth.New(s.store, auth.Config{
+		Directory: directory,
 		AccessTTL: time.Duration(a.AccessTTL), RefreshTTL: time.Duration(a.RefreshTTL), SigningKey: key,
 		Lockout:    auth.LockoutPolicy{MaxFailures: a.LockoutFailures, Duration: time.Duration(a.LockoutDuration)},
 		LoginLimit: a.LoginPerMinute, LoginWindow: time.Minute, APIKeyCacheTTL: time.Duration(a.APIKeyCacheTTL),

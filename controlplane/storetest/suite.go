@@ -29,6 +29,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"Lifecycle", testLifecycle},
 		{"Users", testUsers},
+		{"ExternalUsers", testExternalUsers},
 		{"Bounds", testBounds},
 		{"ListUsers", testListUsers},
 		{"RefreshTokens", testRefreshTokens},

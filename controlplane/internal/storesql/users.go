@@ -11,14 +11,14 @@ import (
 )
 
 const userCols = `id, username, display_name, email, role, status, tenant, password_hash,
-	failed_logins, locked_until, created_at, updated_at, lockouts`
+	failed_logins, locked_until, created_at, updated_at, lockouts, auth_source, external_id`
 
 func (q Queries) scanUser(row Row) (*controlplane.User, error) {
 	var u controlplane.User
 	d := q.db
 	if err := row.Scan(&u.ID, &u.Username, &u.DisplayName, &u.Email, &u.Role, &u.Status, &u.Tenant,
 		&u.PasswordHash, &u.FailedLogins, d.ScanNullTime(&u.LockedUntil), d.ScanTime(&u.CreatedAt),
-		d.ScanTime(&u.UpdatedAt), &u.Lockouts); err != nil {
+		d.ScanTime(&u.UpdatedAt), &u.Lockouts, &u.AuthSource, &u.ExternalID); err != nil {
 		return nil, err
 	}
 	return &u, nil
@@ -34,10 +34,10 @@ func (q Queries) CreateUser(ctx context.Context, u *controlplane.User) error {
 	u.LockedUntil = storeutil.TruncPtr(u.LockedUntil)
 	return q.db.Write(ctx, func(c Conn) error {
 		err := c.QueryRow(ctx, `INSERT INTO users (username, display_name, email, role, status,
-			tenant, password_hash, failed_logins, locked_until, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) RETURNING id`,
+			tenant, password_hash, failed_logins, locked_until, created_at, updated_at, auth_source, external_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12) RETURNING id`,
 			u.Username, u.DisplayName, u.Email, u.Role, u.Status, u.Tenant, u.PasswordHash,
-			u.FailedLogins, q.db.NullTime(u.LockedUntil), q.db.Time(now)).Scan(&u.ID)
+			u.FailedLogins, q.db.NullTime(u.LockedUntil), q.db.Time(now), u.AuthSource, u.ExternalID).Scan(&u.ID)
 		if err != nil {
 			return fmt.Errorf("create user %q: %w", u.Username, err)
 		}
@@ -126,6 +126,9 @@ func (q Queries) UpdateUser(ctx context.Context, id int64, upd controlplane.User
 	}
 	if upd.Lockouts != nil {
 		set("lockouts", *upd.Lockouts)
+	}
+	if upd.ExternalID != nil {
+		set("external_id", *upd.ExternalID)
 	}
 	query := `UPDATE users SET ` + strings.Join(sets, ", ") + ` WHERE id = ` + a.Add(id) + ` RETURNING ` + userCols
 	var u *controlplane.User

@@ -14,6 +14,8 @@ export interface User {
   role: Role;
   status: UserStatus;
   tenant?: string;
+  /** Where the account signs in: absent for a local password, 'ldap' or 'oidc:<provider>'. */
+  auth_source?: string;
   created_at: string;
   updated_at: string;
 }

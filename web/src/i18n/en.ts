@@ -4,12 +4,14 @@ import alertsEn from './alerts.en';
 import workflowsEn from './workflows.en';
 import billingEn from './billing.en';
 import tenantsEn from './tenants.en';
+import ssoEn from './sso.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsEn, // alerts: the Alerts page
   ...workflowsEn, // wf, wfState: Workflows page
   ...billingEn, // bill: Billing page
   ...tenantsEn, // ten: Tenants page, tenant switch
+  ...ssoEn, // sso: LDAP and OpenID sign-in
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',

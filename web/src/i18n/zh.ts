@@ -5,6 +5,7 @@ import alertsZh from './alerts.zh';
 import workflowsZh from './workflows.zh';
 import billingZh from './billing.zh';
 import tenantsZh from './tenants.zh';
+import ssoZh from './sso.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
@@ -12,6 +13,7 @@ const zh: Messages = {
   ...workflowsZh, // wf, wfState: Workflows page
   ...billingZh, // bill: Billing page
   ...tenantsZh, // ten: Tenants page, tenant switch
+  ...ssoZh, // sso: LDAP and OpenID sign-in
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',

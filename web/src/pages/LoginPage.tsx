@@ -10,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { login } from '../api/session';
 import { useAuth } from '../auth/AuthContext';
 import { errorText } from '../components/notify';
+import { codedText } from '../i18n/codes';
 import { ApiError } from '../api/http';
 import i18nInstance, { LANGS, setLang, type Lang } from '../i18n';
 import { HOME } from '../layout/nav';
@@ -90,6 +91,8 @@ function loginErrorText(err: unknown): string {
       case 'unavailable':
         return t('login.unavailable');
     }
+    const coded = codedText(err.code, err.params);
+    if (coded) return coded;
   }
   return errorText(err);
 }

@@ -1,0 +1,65 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+)
+
+// Directory checks a username and password against an external directory
+// (ldapauth). Authenticate answers ErrDirectoryRejected (wrapped) for a
+// wrong password or a user the directory does not hold, ErrNoSuchDirectoryUser
+// for the latter, and any other error when the directory could not give
+// an answer: Login then fails closed.
+type Directory interface {
+	Authenticate(ctx context.Context, username, password string) (*ExternalIdentity, error)
+	Mapping() Mapping
+}
+
+// ErrDirectoryRejected: the directory refused the username and password.
+var ErrDirectoryRejected = errors.New("directory refused the credentials")
+
+// ErrNoSuchDirectoryUser: the directory holds no such user (removed, or
+// never there). It wraps ErrDirectoryRejected.
+var ErrNoSuchDirectoryUser = fmt.Errorf("%w: no such user", ErrDirectoryRejected)
+
+// directoryLogin signs in through the directory; u is the local account of
+// that name when there is one (nil on a first login).
+func (s *Service) directoryLogin(ctx context.Context, u *controlplane.User, username, password, ip string) (*Session, error) {
+	id, err := s.cfg.Directory.Authenticate(ctx, username, password)
+	if errors.Is(err, ErrDirectoryRejected) {
+		s.ipFails.fail(ip)
+		if u != nil {
+			if errors.Is(err, ErrNoSuchDirectoryUser) && u.Status == controlplane.UserActive {
+				// Removed from the directory: the account and its sessions end here too.
+				if derr := s.disableExternal(ctx, u); derr != nil {
+					return nil, derr
+				}
+			} else if _, ferr := s.store.RecordLoginFailure(ctx, u.ID, s.cfg.Lockout.MaxFailures, s.cfg.Lockout.lockFor); ferr != nil {
+				return nil, fmt.Errorf("record failed login: %w", ferr)
+			}
+		}
+		return nil, errBadLogin
+	}
+	if err != nil {
+		s.log.Error("directory sign-in failed; refusing the login", "err", err)
+		return nil, err
+	}
+	if u != nil && u.LockedUntil != nil && s.cfg.Now().Before(*u.LockedUntil) && !s.trusted.has(u.ID, ip) {
+		return nil, errBadLogin
+	}
+	sess, err := s.ExternalLogin(ctx, id, s.cfg.Directory.Mapping())
+	if err != nil {
+		return nil, err
+	}
+	s.ipFails.reset(ip)
+	s.trusted.add(sess.User.ID, ip)
+	if sess.User.FailedLogins != 0 || sess.User.LockedUntil != nil || sess.User.Lockouts != 0 {
+		if sess.User, err = s.Unlock(ctx, sess.User.ID); err != nil {
+			return nil, fmt.Errorf("reset failed logins: %w", err)
+		}
+	}
+	return sess, nil
+}
