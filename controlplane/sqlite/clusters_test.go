@@ -1,0 +1,11 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"github.com/heteroflow/heteroflow/controlplane/storetest"
+)
+
+func TestClusterConformance(t *testing.T) {
+	storetest.RunClusters(t, func(t *testing.T) storetest.ClusterStore { return openTest(t) })
+}
