@@ -14,6 +14,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
 // roles are the callers walked over every route; agent is a node's key
@@ -42,7 +43,8 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	s := startServer(t, t.TempDir())
+	// A hub, so that the multi-cluster routes are walked too.
+	s := startServerWith(t, t.TempDir(), func(c *server.Config) { c.Hub.Enabled = true })
 	admin := s.adminToken()
 	f := &fixture{s: s, tokens: map[controlplane.Role]string{controlplane.RoleAdmin: admin}, viewer: "viewer1", ids: map[string]string{}}
 	for _, r := range []controlplane.Role{controlplane.RoleOperator, controlplane.RoleUser, controlplane.RoleViewer} {

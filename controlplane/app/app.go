@@ -12,6 +12,7 @@ import (
 	"github.com/heteroflow/heteroflow/alerts/notify"
 	"github.com/heteroflow/heteroflow/controlplane/agentapi"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
+	"github.com/heteroflow/heteroflow/controlplane/hub"
 	"github.com/heteroflow/heteroflow/controlplane/metering"
 	"github.com/heteroflow/heteroflow/controlplane/retention"
 	"github.com/heteroflow/heteroflow/controlplane/scheduling"
@@ -34,6 +35,7 @@ type App struct {
 	flows  *workflow.Engine // nil when the store has no workflow tables
 	meter  *metering.Service
 	prune  *retention.Pruner // nil when the store cannot prune
+	hub    *hub.Hub          // nil unless hub.enabled
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -77,7 +79,11 @@ func New(ctx context.Context, cfg server.Config, o server.Options, opts ...Optio
 		return nil, err
 	}
 	a := &App{srv: s, opts: extra}
-	if err := a.attach(ctx, o.Logger); err != nil {
+	err = a.attach(ctx, o.Logger)
+	if err == nil {
+		err = a.attachHub(o.Logger, o.Version)
+	}
+	if err != nil {
 		_ = s.Shutdown(context.Background())
 		return nil, err
 	}
@@ -176,6 +182,7 @@ func (a *App) Start() error {
 	a.loops.Add(1)
 	go func() { defer a.loops.Done(); a.meter.Run(ctx) }()
 	a.startRetention(ctx)
+	a.startHub(ctx)
 	return nil
 }
 

@@ -41,6 +41,12 @@ func startServer(t testing.TB, dir string) *testServer {
 // startServerWith is startServer with a configuration change.
 func startServerWith(t testing.TB, dir string, mod func(*server.Config)) *testServer {
 	t.Helper()
+	return startServerVersion(t, dir, "app-test", mod)
+}
+
+// startServerVersion is startServerWith for a server reporting version.
+func startServerVersion(t testing.TB, dir, version string, mod func(*server.Config)) *testServer {
+	t.Helper()
 	cfg := server.Defaults()
 	if mod != nil {
 		mod(&cfg)
@@ -53,7 +59,7 @@ func startServerWith(t testing.TB, dir string, mod func(*server.Config)) *testSe
 	cfg.RateLimit.PerMinute = 0 // the walk calls every route as every role at once
 	env := map[string]string{server.EnvAdminPassword: adminPassword}
 	a, err := New(t.Context(), cfg, server.Options{Logger: slog.New(slog.DiscardHandler), Stderr: io.Discard,
-		Getenv: func(k string) string { return env[k] }, Version: "app-test"})
+		Getenv: func(k string) string { return env[k] }, Version: version})
 	require.NoError(t, err)
 	require.NoError(t, a.Start())
 	t.Cleanup(func() {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
 // openapiDoc is the part of the OpenAPI document the route walk reads.
@@ -26,7 +28,7 @@ type openapiDoc struct {
 // land undocumented. Mounted subtrees (the Prometheus query API) must have
 // their endpoints documented under their prefix.
 func TestEveryRouteIsInOpenAPI(t *testing.T) {
-	s := startServer(t, t.TempDir())
+	s := startServerWith(t, t.TempDir(), func(c *server.Config) { c.Hub.Enabled = true }) // hub routes too
 	var doc openapiDoc
 	s.ok(http.StatusOK, http.MethodGet, "/api/v1/openapi.json", "", nil, &doc)
 

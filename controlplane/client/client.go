@@ -140,6 +140,11 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any, authed bool) error {
+	return c.doHeader(ctx, method, path, nil, in, out, authed)
+}
+
+// doHeader is do with extra request headers (nil for none).
+func (c *Client) doHeader(ctx context.Context, method, path string, hdr http.Header, in, out any, authed bool) error {
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -151,6 +156,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any, authe
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
 		return err
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
 	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -67,6 +67,9 @@ type Config struct {
 
 	// HA runs this server as one of several on one PostgreSQL (ha.go).
 	HA HAConfig `yaml:"ha"`
+
+	// Hub makes this server a multi-cluster hub (hub.go).
+	Hub HubConfig `yaml:"hub"`
 }
 
 // AlertsConfig tunes the alert engine (it runs on the scheduler leader).
@@ -159,6 +162,7 @@ func Defaults() Config {
 		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour)},
 		Alerts:     AlertsConfig{EvaluationInterval: Duration(15 * time.Second)},
 		HA:         haDefaults(),
+		Hub:        hubDefaults(),
 		// A year of audit (the usual compliance horizon), a month of task
 		// logs within 10 GiB, half a year of task events.
 		Retention: RetentionConfig{Interval: Duration(time.Hour),
@@ -256,6 +260,7 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.TLS.validate()...)
 	errs = append(errs, c.HA.validate(c)...)
+	errs = append(errs, c.Hub.validate()...)
 	errs = append(errs, c.Retention.validate()...)
 	if t := c.metricsConfig().Query.Timeout; t > APIWriteTimeout-10*time.Second {
 		// Past the write timeout the connection is dropped and the caller
@@ -321,6 +326,9 @@ func Load(path string, getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if err := applyHAEnv(&c, getenv); err != nil {
+		return c, err
+	}
+	if err := applyHubEnv(&c, getenv); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -439,6 +447,7 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.String(FlagLDAPBindDN, "", "DN of the LDAP service account that searches users / 用于查询用户的 LDAP 服务账号 DN")
 	fs.String(FlagLDAPPasswordFile, "", "file holding the LDAP service account's password / LDAP 服务账号密码文件")
 	registerHAFlags(fs)
+	registerHubFlags(fs)
 	registerRetentionFlags(fs, d.Retention)
 }
 
@@ -481,6 +490,9 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	}
 	if err == nil {
 		err = applyHAFlags(fs, c)
+	}
+	if err == nil {
+		err = applyHubFlags(fs, c)
 	}
 	if err == nil {
 		err = applyRetentionFlags(fs, &c.Retention)

@@ -145,6 +145,7 @@ func (s *Server) loadSecrets(ctx context.Context, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sealer = sh.Sealer
 	host, _ := os.Hostname()
 	holder := host + "/" + strconv.Itoa(os.Getpid())
 	if s.cfg.TLS.MTLS && s.cfg.TLS.ClientCA == "" {

@@ -38,31 +38,35 @@ type leaser interface {
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
-// sharedSecrets reads and creates the sealed settings.
-type sharedSecrets struct {
-	store controlplane.Store
-	aead  cipher.AEAD
+// Sealer seals values kept in the database with AES-256-GCM; the name a
+// value is sealed under is its additional data, so a value copied under
+// another name does not open.
+type Sealer struct {
+	aead cipher.AEAD
 }
 
-func newSharedSecrets(store controlplane.Store, key []byte) (*sharedSecrets, error) {
+// NewSealer returns a Sealer under a 32-byte key.
+func NewSealer(key []byte) (*Sealer, error) {
 	block, err := aes.NewCipher(key)
 	if err != nil {
-		return nil, fmt.Errorf("ha secret key: %w", err)
+		return nil, fmt.Errorf("secret key: %w", err)
 	}
 	aead, err := cipher.NewGCM(block)
 	if err != nil {
-		return nil, fmt.Errorf("ha secret key: %w", err)
+		return nil, fmt.Errorf("secret key: %w", err)
 	}
-	return &sharedSecrets{store: store, aead: aead}, nil
+	return &Sealer{aead: aead}, nil
 }
 
-func (s *sharedSecrets) seal(name string, plain []byte) string {
+// Seal returns plain sealed under name.
+func (s *Sealer) Seal(name string, plain []byte) string {
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce) // crypto/rand never fails on supported platforms
 	return sealedPrefix + base64.StdEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, []byte(name)))
 }
 
-func (s *sharedSecrets) open(name, v string) ([]byte, error) {
+// Open returns the value Seal sealed under name; another key or name fails.
+func (s *Sealer) Open(name, v string) ([]byte, error) {
 	raw, ok := strings.CutPrefix(v, sealedPrefix)
 	if !ok {
 		return nil, fmt.Errorf("setting %s is not sealed", name)
@@ -76,6 +80,20 @@ func (s *sharedSecrets) open(name, v string) ([]byte, error) {
 		return nil, fmt.Errorf("setting %s: %w", name, errWrongSecretKey)
 	}
 	return plain, nil
+}
+
+// sharedSecrets reads and creates the sealed settings.
+type sharedSecrets struct {
+	store controlplane.Store
+	*Sealer
+}
+
+func newSharedSecrets(store controlplane.Store, key []byte) (*sharedSecrets, error) {
+	sl, err := NewSealer(key)
+	if err != nil {
+		return nil, fmt.Errorf("ha %w", err)
+	}
+	return &sharedSecrets{store: store, Sealer: sl}, nil
 }
 
 // loadOrCreate returns the secrets named, creating the missing ones with
@@ -106,7 +124,7 @@ func (s *sharedSecrets) loadOrCreate(ctx context.Context, holder string, names [
 		case err != nil:
 			return nil, fmt.Errorf("read %s: %w", n, err)
 		}
-		if out[i], err = s.open(n, v); err != nil {
+		if out[i], err = s.Open(n, v); err != nil {
 			return nil, err
 		}
 	}
@@ -121,7 +139,7 @@ func (s *sharedSecrets) loadOrCreate(ctx context.Context, holder string, names [
 		return nil, err
 	}
 	for i, n := range names {
-		if err := s.store.PutSetting(ctx, n, s.seal(n, vals[i])); err != nil {
+		if err := s.store.PutSetting(ctx, n, s.Seal(n, vals[i])); err != nil {
 			return nil, fmt.Errorf("store %s: %w", n, err)
 		}
 	}

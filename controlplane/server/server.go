@@ -54,6 +54,8 @@ type Server struct {
 	signingKey []byte
 	ca         *pki.CA     // agent CA when mTLS is on
 	tls        *tls.Config // nil without HTTPS
+	sealer     *Sealer     // seals secrets kept in the database; HA's key, or see Sealer
+	federated  federatedHandler
 }
 
 // New opens the store, bootstraps the first admin and builds the API.
@@ -158,7 +160,7 @@ func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 	write := httpapi.Perm(auth.ResMetrics, auth.ActWrite)
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/write", write, ms.RemoteWriteHandler())
 	s.api.HandleStream(http.MethodPost, httpapi.Prefix+"/otlp/v1/metrics", write, ms.OTLPHandler())
-	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), httpapi.QueryConcurrency(s.cfg.RateLimit.QueryConcurrency, http.StripPrefix("/prometheus", promapi.Scoped(s.metricsScope, ms.QueryHandler()))))
+	s.api.Mount("/prometheus", httpapi.Perm(auth.ResMetrics, auth.ActRead), httpapi.QueryConcurrency(s.cfg.RateLimit.QueryConcurrency, http.StripPrefix("/prometheus", promapi.Scoped(s.metricsScope, s.promQuery(ms.QueryHandler())))))
 	s.documentMetrics()
 	return nil
 }
