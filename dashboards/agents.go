@@ -18,13 +18,13 @@ func agentsBoard() *dashboard.DashboardBuilder {
 		WithPanel(graph("Agent up by node", "1 while heard from, 0 after the offline silence. / 各节点代理状态。", unitNone, half,
 			q(`max by (node) (heteroflow_node_up{`+nodeSel+`})`, "{{node}}")).Min(0).Max(1)).
 		WithPanel(graph("Series age by node", "Seconds since each node's newest device sample (a stuck collector grows it). / 各节点最新设备数据的延迟。", unitSeconds, half,
-			q(`time() - max by (host_name) (timestamp(hw_gpu_utilization_ratio{`+gpuSel+`}))`, "{{host_name}}")).Min(0)).
+			q(`time() - max by (host_name) (timestamp(hw_gpu_utilization_ratio{`+gpuSel+`}) or timestamp(hw_gpu_memory_limit_bytes{`+gpuSel+`}))`, "{{host_name}}")).Min(0)).
 		WithPanel(graph("Ingest requests", "Write requests per second by protocol and status code. / 写入请求速率。", unitReqs, half,
 			q(`sum by (protocol, code) (rate(heteroflow_ingest_requests_total{`+srvSel+`}[$__rate_interval]))`, "{{protocol}} {{code}}")).Min(0)).
 		WithPanel(graph("Status reports", "Task status entries from agent outboxes per second (applied, duplicate). / 任务状态上报速率。", unitOps, half,
 			q(`sum by (outcome) (rate(heteroflow_agent_status_updates_total{`+srvSel+`}[$__rate_interval]))`, "{{outcome}}")).Min(0)).
 		WithPanel(graph("Devices reported by node", "Devices each node's collector reports, by vendor. / 各节点上报设备数。", unitNone, full,
-			q(`count by (host_name, hw_vendor) (hw_gpu_utilization_ratio{`+gpuSel+`})`, "{{host_name}} {{hw_vendor}}")).Min(0)).
+			q(`count by (host_name, hw_vendor) (max by (host_name, hw_vendor, hw_id) ({`+deviceSeries+`, `+gpuSel+`}))`, "{{host_name}} {{hw_vendor}}")).Min(0)).
 		// The agents' own series (VictoriaMetrics/metrics in the agent,
 		// pushed with each heartbeat as job="heteroflow-agent").
 		WithRow(dashboard.NewRowBuilder("Agent processes / 代理进程")).

@@ -77,15 +77,21 @@ const (
 	agentSel = `cluster=~"$cluster", job="heteroflow-agent", node=~"$node"`
 )
 
+// deviceSeries selects every device's series whichever figures it reports:
+// a GPU in MIG mode has no utilisation (nvidia-smi prints N/A, kept absent),
+// a device whose CLI hides its size has no memory limit. Lists of devices,
+// nodes and vendors read both, so neither kind drops out.
+const deviceSeries = `__name__=~"hw_gpu_utilization_ratio|hw_gpu_memory_limit_bytes"`
+
 // Variables every dashboard has. The vendor, model and node lists narrow
 // each other, so picking "ascend" offers only Ascend models and nodes.
 const (
-	varCluster = `label_values(hw_gpu_utilization_ratio, cluster)`
-	varVendor  = `label_values(hw_gpu_utilization_ratio{cluster=~"$cluster"}, hw_vendor)`
-	varModel   = `label_values(hw_gpu_utilization_ratio{cluster=~"$cluster", hw_vendor=~"$vendor"}, hw_model)`
-	varNode    = `label_values(hw_gpu_utilization_ratio{cluster=~"$cluster", hw_vendor=~"$vendor", hw_model=~"$model"}, host_name)`
+	varCluster = `label_values({` + deviceSeries + `}, cluster)`
+	varVendor  = `label_values({` + deviceSeries + `, cluster=~"$cluster"}, hw_vendor)`
+	varModel   = `label_values({` + deviceSeries + `, cluster=~"$cluster", hw_vendor=~"$vendor"}, hw_model)`
+	varNode    = `label_values({` + deviceSeries + `, cluster=~"$cluster", hw_vendor=~"$vendor", hw_model=~"$model"}, host_name)`
 	varTenant  = `label_values(heteroflow_allocated_devices{cluster=~"$cluster"}, tenant)`
-	varDevice  = `label_values(hw_gpu_utilization_ratio{` + gpuSel + `}, hw_id)`
+	varDevice  = `label_values({` + deviceSeries + `, ` + gpuSel + `}, hw_id)`
 )
 
 // newBoard starts a dashboard with the common variables, tags and links.

@@ -26,6 +26,10 @@ func nodeBoard() *dashboard.DashboardBuilder {
 			q(`hw_gpu_temperature_celsius{`+gpuSel+`}`, "{{host_name}} #{{hw_index}}"))).
 		WithPanel(graph("Power draw", "Power per device. / 每卡功耗。", unitWatts, half,
 			q(`hw_gpu_power_draw_watts{`+gpuSel+`}`, "{{host_name}} #{{hw_index}}")).Min(0)).
+		// Per-instance memory is what nvidia-smi gives for MIG instances (its
+		// utilisation needs DCGM); vNPUs, vDCUs and VFs report theirs too.
+		WithPanel(graph("Partition memory in use", "Memory used in each hardware partition (MIG instance, vNPU, vDCU, VF). / 每个硬件分区（MIG 实例、vNPU、vDCU、VF）的显存占用。", unitBytes, full,
+			q(`hw_gpu_partition_memory_usage_bytes{`+gpuSel+`}`, "{{host_name}} {{hw_parent}} {{hw_gpu_partition_kind}} {{hw_gpu_partition_id}}")).Min(0)).
 		WithRow(dashboard.NewRowBuilder("Host / 主机")).
 		WithPanel(graph("CPU busy", "Non-idle CPU time share. / CPU 使用率。", unitRatio, third,
 			q(`1 - sum by (host_name) (rate(system_cpu_time_seconds_total{`+hostSel+`, state="idle"}[$__rate_interval])) / sum by (host_name) (rate(system_cpu_time_seconds_total{`+hostSel+`}[$__rate_interval]))`, "{{host_name}}")).Min(0).Max(1)).

@@ -89,3 +89,20 @@ func expand(expr, rangeDur string, rangeSeconds int) string {
 		"$cluster", ".*", "$vendor", ".*", "$model", ".*", "$node", ".*", "$tenant", ".*", "$device", ".*")
 	return r.Replace(expr)
 }
+
+// TestDeviceListsKeepMIGGPUs: a GPU in MIG mode reports no utilisation
+// (nvidia-smi prints N/A, which the receivers keep absent rather than 0), so
+// a device, node or vendor list read from utilisation alone would drop a
+// MIG-only node. Every device-series variable also reads the memory limit.
+func TestDeviceListsKeepMIGGPUs(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, q := range loadQueries(t) {
+		if !q.Variable || !strings.Contains(q.Expr, "hw_gpu_") {
+			continue
+		}
+		n++
+		require.Contains(t, q.Expr, "hw_gpu_memory_limit_bytes", "%s: %s", q, q.Expr)
+	}
+	require.NotZero(t, n)
+}
