@@ -169,4 +169,23 @@ describe('dashboard, nodes and node monitoring', () => {
     }
     assert.equal(await page.getByTestId('mon-gpu-mem').getAttribute('data-state'), 'data');
   });
+
+  step('a GPU in MIG mode shows its utilisation as unknown, never 0 %', async () => {
+    // nvidia-smi reports a MIG-mode GPU's utilisation as N/A; the inventory
+    // keeps it null and the device table must not turn it into 0 %.
+    nodes.mig = await startSimulatedNode(server, {
+      vendor: 'nvidia', model: 'NVIDIA A100-SXM4-80GB', count: 2, memoryMiB: 81920, name: 'a100mig',
+      partitions: [{ device: 1, profile: '3g.40gb', id: 1 }],
+    });
+    const inv = (await apiNode(nodes.mig.nodeId)).inventory[0].devices;
+    assert.equal(inv[1].utilization_percent, null, 'the API keeps N/A as null');
+    assert.equal(typeof inv[0].utilization_percent, 'number');
+    await page.getByTestId('nav-nodes').click();
+    await page.waitForURL(/\/nodes$/);
+    const rows = page.getByTestId(`devices-${nodes.mig.nodeId}`).locator('tr[data-testid="device-row"]');
+    await until(async () => (await rows.count()) === 2, '2 devices of the MIG node');
+    assert.equal(await rows.nth(1).getAttribute('data-util'), 'unknown');
+    assert.equal((await rows.nth(1).locator('td').last().textContent()).trim(), '—');
+    assert.match((await rows.nth(0).locator('td').last().textContent()).trim(), /^\d+%$/);
+  });
 });

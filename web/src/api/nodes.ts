@@ -8,10 +8,12 @@ export interface InventoryDevice {
   uuid?: string | null;
   model: string;
   memory_total_mib: number;
-  memory_used_mib?: number;
-  utilization_percent?: number;
-  temperature_celsius?: number;
-  power_watts?: number;
+  // Figures the CLI did not give are null (a GPU in MIG mode reports its
+  // utilisation as N/A): unknown, never 0.
+  memory_used_mib?: number | null;
+  utilization_percent?: number | null;
+  temperature_celsius?: number | null;
+  power_watts?: number | null;
   bus_id?: string;
   health?: string | null;
   partitions?: unknown[];

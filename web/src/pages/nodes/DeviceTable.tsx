@@ -15,7 +15,8 @@ export interface DeviceRow {
   model: string;
   uuid?: string | null;
   memoryMiB: number;
-  utilization?: number;
+  /** null or absent: unknown (N/A from the CLI, e.g. a GPU in MIG mode), shown as "—", never 0 %. */
+  utilization?: number | null;
   slice?: SliceDevice;
 }
 
@@ -104,7 +105,7 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
       title: t('nodes.dev.util'),
       dataIndex: 'utilization',
       width: 70,
-      render: (u?: number) => (u === undefined ? '—' : `${Math.round(u)}%`),
+      render: (u?: number | null) => (u == null ? '—' : `${Math.round(u)}%`),
     },
   ];
 
@@ -117,7 +118,9 @@ export default function DeviceTable({ node, slices }: { node: HFNode; slices: Sl
       dataSource={rows}
       pagination={false}
       data-testid={`devices-${node.id}`}
-      onRow={(r) => ({ 'data-testid': 'device-row', 'data-device': r.key }) as HTMLAttributes<HTMLElement>}
+      onRow={(r) =>
+        ({ 'data-testid': 'device-row', 'data-device': r.key, 'data-util': r.utilization == null ? 'unknown' : String(Math.round(r.utilization)) }) as HTMLAttributes<HTMLElement>
+      }
     />
   );
 }
