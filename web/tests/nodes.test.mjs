@@ -182,6 +182,8 @@ describe('dashboard, nodes and node monitoring', () => {
     assert.equal(typeof inv[0].utilization_percent, 'number');
     await page.getByTestId('nav-nodes').click();
     await page.waitForURL(/\/nodes$/);
+    // A node that joined after the page first loaded starts collapsed.
+    await nodeRow(nodes.mig.nodeId).locator('.ant-table-row-expand-icon').click();
     const rows = page.getByTestId(`devices-${nodes.mig.nodeId}`).locator('tr[data-testid="device-row"]');
     await until(async () => (await rows.count()) === 2, '2 devices of the MIG node');
     assert.equal(await rows.nth(1).getAttribute('data-util'), 'unknown');
