@@ -23,18 +23,11 @@ func TestTopology(t *testing.T) {
 	n.Devices[3].Links, n.Devices[3].NUMA = link(2, inventory.LinkNVLink), 1
 	cl := newCluster(t, n)
 	ni := cl.Nodes[0]
-	sl := func(ds ...int) []model.Slice {
-		var out []model.Slice
-		for _, d := range ds {
-			out = append(out, model.Slice{Device: d})
-		}
-		return out
-	}
 	// {0,1}: NVLink (1.0), same NUMA → 100·(0.6·1 + 0.4) = 100.
-	require.InDelta(t, 100, topologyScore(ni.Node, sl(0, 1), false), 1e-9)
+	require.InDelta(t, 100, topologyScore(ni.Node, slicesOn(0, 1), false), 1e-9)
 	// {1,2}: PXB (0.4), two NUMA nodes → 100·0.6·0.4 = 24.
-	require.InDelta(t, 24, topologyScore(ni.Node, sl(1, 2), false), 1e-9)
-	require.InDelta(t, 100, topologyScore(ni.Node, sl(3), false), 1e-9)
+	require.InDelta(t, 24, topologyScore(ni.Node, slicesOn(1, 2), false), 1e-9)
+	require.InDelta(t, 100, topologyScore(ni.Node, slicesOn(3), false), 1e-9)
 	// pickSet: device 0 is busiest (tightest) → seed 0, partner 1 (NVLink).
 	place(t, cl, "x", "a", 0, map[int]int32{0: 200, 3: 100})
 	var cands []cand
@@ -75,21 +68,14 @@ func TestTopologyPrefersDevicesNearTheRDMAAdapter(t *testing.T) {
 	require.Equal(t, inventory.LinkType("pix"), n.Devices[7].RDMALink)
 	cl := newCluster(t, n)
 	ni := cl.Nodes[0]
-	sl := func(ds ...int) []model.Slice {
-		var out []model.Slice
-		for _, d := range ds {
-			out = append(out, model.Slice{Device: d})
-		}
-		return out
-	}
 	// Without RDMA both PIX pairs score 100·(0.6·0.5 + 0.4) = 70.
-	require.InDelta(t, 70, topologyScore(ni.Node, sl(0, 1), false), 1e-9)
-	require.InDelta(t, 70, topologyScore(ni.Node, sl(6, 7), false), 1e-9)
+	require.InDelta(t, 70, topologyScore(ni.Node, slicesOn(0, 1), false), 1e-9)
+	require.InDelta(t, 70, topologyScore(ni.Node, slicesOn(6, 7), false), 1e-9)
 	// With RDMA: {0,1} 100·(0.45·0.5 + 0.3 + 0.25·0) = 52.5;
 	// {6,7} 100·(0.45·0.5 + 0.3 + 0.25·1) = 77.5; {4,5} (no link, node) 100·(0.3 + 0.25·0.4) = 40.
-	require.InDelta(t, 52.5, topologyScore(ni.Node, sl(0, 1), true), 1e-9)
-	require.InDelta(t, 77.5, topologyScore(ni.Node, sl(6, 7), true), 1e-9)
-	require.InDelta(t, 40, topologyScore(ni.Node, sl(4, 5), true), 1e-9)
+	require.InDelta(t, 52.5, topologyScore(ni.Node, slicesOn(0, 1), true), 1e-9)
+	require.InDelta(t, 77.5, topologyScore(ni.Node, slicesOn(6, 7), true), 1e-9)
+	require.InDelta(t, 40, topologyScore(ni.Node, slicesOn(4, 5), true), 1e-9)
 
 	pick := func(rdma bool) []int {
 		r := &model.Request{ID: "r", DeviceCount: 2, ComputePercent: 100, QoS: model.QoSGold, RDMA: rdma}
@@ -100,4 +86,13 @@ func TestTopologyPrefersDevicesNearTheRDMAAdapter(t *testing.T) {
 	}
 	require.Equal(t, []int{6, 7}, pick(true))
 	require.Equal(t, []int{0, 1}, pick(false))
+}
+
+// slicesOn is one slice per device position.
+func slicesOn(ds ...int) []model.Slice {
+	var out []model.Slice
+	for _, d := range ds {
+		out = append(out, model.Slice{Device: d})
+	}
+	return out
 }
