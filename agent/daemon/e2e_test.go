@@ -146,7 +146,8 @@ func (s *stack) state(id int64) controlplane.TaskState {
 func (f *simulated) setLoads(per map[int]daemon.DeviceLoad) error {
 	loads := map[int]fakesmi.DeviceState{}
 	for i, l := range per {
-		loads[i] = fakesmi.DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB}
+		loads[i] = fakesmi.DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB,
+			PartitionMemoryUsedMiB: l.PartitionMemoryMiB}
 	}
 	return fakesmi.SetLoads(f.opts.StatePath, loads)
 }

@@ -158,7 +158,8 @@ func simulatedLoad(statePath string) func(map[int]daemon.DeviceLoad) error {
 	return func(per map[int]daemon.DeviceLoad) error {
 		loads := make(map[int]fakesmi.DeviceState, len(per))
 		for i, l := range per {
-			loads[i] = fakesmi.DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB}
+			loads[i] = fakesmi.DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB,
+				PartitionMemoryUsedMiB: l.PartitionMemoryMiB}
 		}
 		return fakesmi.SetLoads(statePath, loads)
 	}

@@ -139,7 +139,8 @@ func nvidiaXML(w io.Writer, p *Profile, s *State) error {
 				m.MemoryMiB = p.MemoryMiB * int64(migSize(p, m.Profile)) / 8
 			}
 			fmt.Fprintf(w, "\t\t\t<mig_device>\n\t\t\t\t<index>%d</index>\n\t\t\t\t<gpu_instance_id>%d</gpu_instance_id>\n\t\t\t\t<compute_instance_id>0</compute_instance_id>\n", n, m.ID)
-			fmt.Fprintf(w, "\t\t\t\t<fb_memory_usage>\n\t\t\t\t\t<total>%d MiB</total>\n\t\t\t\t\t<used>0 MiB</used>\n\t\t\t\t</fb_memory_usage>\n\t\t\t</mig_device>\n", m.MemoryMiB)
+			used := min(d.PartitionMemoryUsedMiB[strconv.Itoa(m.ID)], m.MemoryMiB)
+			fmt.Fprintf(w, "\t\t\t\t<fb_memory_usage>\n\t\t\t\t\t<total>%d MiB</total>\n\t\t\t\t\t<used>%d MiB</used>\n\t\t\t\t</fb_memory_usage>\n\t\t\t</mig_device>\n", m.MemoryMiB, used)
 		}
 		fmt.Fprintf(w, "\t\t</mig_devices>\n\t\t<serial>N/A</serial>\n\t\t<uuid>%s</uuid>\n\t\t<minor_number>%d</minor_number>\n", uuid("GPU", p.Model, i), i)
 		fmt.Fprintf(w, "\t\t<pci>\n\t\t\t<pci_bus_id>%s</pci_bus_id>\n\t\t</pci>\n", strings.ToUpper(bus))

@@ -90,6 +90,19 @@ func TestIsolationCommands(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, snap.Devices[0].Partitions, 2)
 	require.Equal(t, int64(40960), *snap.Devices[0].Partitions[0].MemoryTotalMiB)
+	require.Equal(t, int64(0), *snap.Devices[0].Partitions[0].MemoryUsedMiB)
+	require.Nil(t, snap.Devices[0].UtilizationPercent, "a GPU in MIG mode reports utilisation N/A")
+
+	// A task's memory inside GPU instance 1 shows in that instance's figures
+	// (what the agent's simulated load writes), the other stays empty.
+	require.NoError(t, fakesmi.SetLoads(o.StatePath, map[int]fakesmi.DeviceState{0: {UtilizationPercent: 30, MemoryUsedMiB: 8192,
+		PartitionMemoryUsedMiB: map[string]int64{"1": 8192}}}))
+	snap, err = smi.Collect(context.Background(), "nvidia", runner(o))
+	require.NoError(t, err)
+	require.Equal(t, "1/0", snap.Devices[0].Partitions[0].ID)
+	require.Equal(t, int64(8192), *snap.Devices[0].Partitions[0].MemoryUsedMiB)
+	require.Equal(t, int64(0), *snap.Devices[0].Partitions[1].MemoryUsedMiB)
+	require.Nil(t, snap.Devices[0].UtilizationPercent, "still N/A with a task running, never 30 or 0")
 
 	out.Reset()
 	require.NoError(t, fakesmi.Run(&out, o, "nvidia-smi", []string{"mig", "-lgi"}))

@@ -38,6 +38,9 @@ type DeviceState struct {
 	MemoryUsedMiB      int64   `json:"memory_used_mib"`
 	TemperatureCelsius float64 `json:"temperature_celsius,omitempty"`
 	PowerWatts         float64 `json:"power_watts,omitempty"`
+	// PartitionMemoryUsedMiB is the memory in use inside each partition of
+	// the device, by partition id (a MIG GPU instance id).
+	PartitionMemoryUsedMiB map[string]int64 `json:"partition_memory_used_mib,omitempty"`
 }
 
 // State is the state file: per-device figures by index and the partitions
@@ -198,19 +201,20 @@ func (s *State) dev(i int) DeviceState {
 	return d
 }
 
-// SetLoads sets every device's utilisation and memory in use to loads (by
-// device index; a device not named carries none), keeping its other
-// figures. A simulated agent calls it whenever its running tasks change.
+// SetLoads sets every device's utilisation and memory in use (whole and
+// per partition) to loads (by device index; a device not named carries
+// none), keeping its other figures. A simulated agent calls it whenever its running tasks change.
 func SetLoads(path string, loads map[int]DeviceState) error {
 	return UpdateState(path, func(s *State) error {
 		for i, d := range s.Devices {
 			l := loads[i]
-			d.UtilizationPercent, d.MemoryUsedMiB = l.UtilizationPercent, l.MemoryUsedMiB
+			d.UtilizationPercent, d.MemoryUsedMiB, d.PartitionMemoryUsedMiB = l.UtilizationPercent, l.MemoryUsedMiB, l.PartitionMemoryUsedMiB
 			s.Devices[i] = d
 		}
 		for i, l := range loads {
 			if _, ok := s.Devices[i]; !ok {
-				s.Devices[i] = DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB}
+				s.Devices[i] = DeviceState{UtilizationPercent: l.UtilizationPercent, MemoryUsedMiB: l.MemoryUsedMiB,
+					PartitionMemoryUsedMiB: l.PartitionMemoryUsedMiB}
 			}
 		}
 		return nil
