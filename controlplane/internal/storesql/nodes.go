@@ -23,7 +23,11 @@ func (q Queries) scanNode(row Row) (*controlplane.Node, error) {
 		&n.APIKeyPrefix, d.ScanNullTime(&n.LastHeartbeat), &seq, d.ScanTime(&n.CreatedAt), d.ScanTime(&n.UpdatedAt)); err != nil {
 		return nil, err
 	}
-	if err := storeutil.DecodeNode(&n, labels, inv, running); err != nil {
+	if err := storeutil.DecodeNode(&n, labels, []byte("null"), running); err != nil {
+		return nil, err
+	}
+	var err error
+	if n.Inventory, err = q.inv.decode(n.ID, inv); err != nil {
 		return nil, err
 	}
 	n.LastStatusSeq = uint64(seq)
