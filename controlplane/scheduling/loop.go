@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 )
@@ -14,6 +16,30 @@ const maxQueueScan = 1000
 // Tick runs one pass of the loop (see doc.go for the order). full also
 // re-reads nodes and quotas. Exported for tests, which drive ticks by hand.
 func (s *Service) Tick(ctx context.Context, full bool) error {
+	var read *nodeRead
+	if full {
+		at := s.now()
+		nodes, err := allNodes(ctx, s.store)
+		if err != nil {
+			return err
+		}
+		read = &nodeRead{nodes: nodes, at: at}
+	}
+	return s.tick(ctx, read)
+}
+
+// nodeRead is one read of every stored node.
+type nodeRead struct {
+	nodes []*controlplane.Node
+	at    time.Time
+}
+
+// tick is one pass; a non-nil read is applied first, with the re-read of
+// quotas, pools and plugin settings. The node read itself happens outside
+// the service lock: at 5,000 nodes it takes longer than several ticks'
+// placements, and the running loop reads in the background
+// (backgroundNodeRead) so placements never wait for it.
+func (s *Service) tick(ctx context.Context, read *nodeRead) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snap == nil {
@@ -24,8 +50,8 @@ func (s *Service) Tick(ctx context.Context, full bool) error {
 	}
 	now := s.now()
 	s.lastTick = now
-	if full {
-		if err := s.syncLocked(ctx); err != nil {
+	if read != nil {
+		if err := s.syncLocked(ctx, read); err != nil {
 			return err
 		}
 	}
@@ -58,18 +84,15 @@ func (s *Service) Tick(ctx context.Context, full bool) error {
 	return nil
 }
 
-// syncLocked re-reads nodes, quotas and plugin settings.
-func (s *Service) syncLocked(ctx context.Context) error {
-	read := s.now()
-	nodes, err := allNodes(ctx, s.store)
-	if err != nil {
-		return err
-	}
+// syncLocked applies a read of the nodes and re-reads quotas and plugin
+// settings.
+func (s *Service) syncLocked(ctx context.Context, read *nodeRead) error {
+	nodes := read.nodes
 	rebuild, err := s.snap.syncNodes(nodes)
 	if err != nil {
 		s.log.Warn("scheduling: node inventory not usable", "err", err)
 	} else if !rebuild {
-		s.fleetFromSyncLocked(nodes, read) // the never-fits check's view, without a read of its own
+		s.fleetFromSyncLocked(nodes, read.at) // the never-fits check's view, without a read of its own
 	}
 	if rebuild {
 		s.log.Info("scheduling: a node's devices changed, rebuilding the cluster")
@@ -206,4 +229,43 @@ func (s *Service) retryLocked(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// backgroundNodeRead reads every node off the loop: start begins a read
+// unless one is in flight, take hands over the latest finished one.
+type backgroundNodeRead struct {
+	mu   sync.Mutex
+	busy bool
+	done *nodeRead
+}
+
+func (b *backgroundNodeRead) start(ctx context.Context, s *Service) {
+	b.mu.Lock()
+	if b.busy {
+		b.mu.Unlock()
+		return
+	}
+	b.busy = true
+	b.mu.Unlock()
+	go func() {
+		at := s.now()
+		nodes, err := allNodes(ctx, s.store)
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.busy = false
+		switch {
+		case err == nil:
+			b.done = &nodeRead{nodes: nodes, at: at}
+		case ctx.Err() == nil:
+			s.log.Warn("scheduling: reading nodes", "err", err)
+		}
+	}()
+}
+
+func (b *backgroundNodeRead) take() *nodeRead {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.done
+	b.done = nil
+	return r
 }

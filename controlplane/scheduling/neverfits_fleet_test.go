@@ -111,3 +111,31 @@ func TestLeaderSyncFeedsFleetView(t *testing.T) {
 	require.NoError(t, svc.AdmitTask(h.ctx, controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 100, Vendor: inventory.VendorAscend}))
 	require.Equal(t, reads, cs.lists.Load(), "the sync already saw the new node")
 }
+
+// TestBackgroundNodeRead: the running loop's node read happens off the
+// loop; a finished read is handed over once, and a start while one is in
+// flight starts no second read.
+func TestBackgroundNodeRead(t *testing.T) {
+	h := newHarness(t, Config{})
+	cs := &countingStore{Store: h.db}
+	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
+	require.NoError(t, err)
+	h.addNode("n1", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	require.NoError(t, svc.Tick(h.ctx, false))
+	require.Nil(t, svc.nodeReads.take(), "nothing read yet")
+
+	h.addNode("n2", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	before := cs.lists.Load()
+	svc.nodeReads.start(h.ctx, svc)
+	svc.nodeReads.start(h.ctx, svc) // in flight (or done): no second read while busy
+	var read *nodeRead
+	require.Eventually(t, func() bool { read = svc.nodeReads.take(); return read != nil }, 10*time.Second, 5*time.Millisecond)
+	require.LessOrEqual(t, cs.lists.Load()-before, int64(2))
+	require.Len(t, read.nodes, 2)
+	require.Nil(t, svc.nodeReads.take(), "handed over once")
+	require.NoError(t, svc.tick(h.ctx, read))
+	svc.mu.Lock()
+	_, seen := svc.snap.nodes["n2"]
+	svc.mu.Unlock()
+	require.True(t, seen, "the tick applied the read")
+}

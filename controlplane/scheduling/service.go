@@ -89,7 +89,8 @@ type Service struct {
 	// shapes: recent task shapes, Fragmentation's target workload.
 	shapes recentShapes
 
-	fleet fleetShapes // the submit-time never-fits check's cache (own lock)
+	fleet     fleetShapes        // the submit-time never-fits check's cache (own lock)
+	nodeReads backgroundNodeRead // the running loop's node reads (own lock)
 	// unbound: single-task placements of this tick assumed in the cluster,
 	// waiting for their bind batch (bind_batch.go).
 	unbound []*pending
@@ -175,13 +176,14 @@ func (s *Service) Run(ctx context.Context) {
 			}
 		}
 		if held && s.isLeader() {
-			full := now.Sub(synced) >= s.cfg.NodeSync
-			if full {
+			if now.Sub(synced) >= s.cfg.NodeSync {
 				synced = now
+				s.nodeReads.start(lead, s)
 			}
 			// lead is cancelled when the lease is lost or runs out: the
-			// tick's store calls stop there.
-			if err := s.Tick(lead, full); err != nil && ctx.Err() == nil && lead.Err() == nil {
+			// tick's store calls stop there. A node read that finished
+			// since the last tick is applied by this one.
+			if err := s.tick(lead, s.nodeReads.take()); err != nil && ctx.Err() == nil && lead.Err() == nil {
 				s.log.Warn("scheduling tick", "err", err)
 			}
 		}
