@@ -91,14 +91,15 @@ func (s Silver) Mechanism(vendor string) string {
 
 // Enforce sets every device's Silver capability in inv to what this node
 // enforces, so the scheduler places Silver only where it holds. A GPU in MIG
-// mode has none: it runs work only inside its MIG instances.
+// mode has none: it runs work only inside its MIG instances; nor has a model
+// the mechanism does not cover (Cambricon's split: MLU370 only).
 func (s Silver) Enforce(inv []inventory.Snapshot) {
 	for i := range inv {
 		m := s.Mechanism(inv[i].Vendor)
 		for j := range inv[i].Devices {
 			d := &inv[i].Devices[j]
 			d.Isolation.DriverLimits = m
-			if d.MIGMode {
+			if d.MIGMode || !vendorcatalog.SilverOnModel(inv[i].Vendor, m, d.Model) {
 				d.Isolation.DriverLimits = ""
 			}
 		}

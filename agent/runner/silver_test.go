@@ -81,6 +81,10 @@ func TestDetectSilver(t *testing.T) {
 	require.Empty(t, inv[0].Devices[0].Isolation.DriverLimits, "MIG mode: no whole-GPU Silver")
 	require.Equal(t, "mps", inv[0].Devices[1].Isolation.DriverLimits)
 	require.Empty(t, inv[1].Devices[0].Isolation.DriverLimits)
+	mlu := []inventory.Snapshot{{Vendor: "cambricon", Devices: []inventory.Device{{Index: 0, Model: "MLU370-X8"}, {Index: 1, Model: "MLU290-M5"}}}}
+	s.Enforce(mlu)
+	require.Equal(t, "env-limits", mlu[0].Devices[0].Isolation.DriverLimits)
+	require.Empty(t, mlu[0].Devices[1].Isolation.DriverLimits, "the memory split is MLU370 only")
 	DetectSilver(none, func(string) bool { return false }, "").Enforce(inv)
 	require.Empty(t, inv[0].Devices[1].Isolation.DriverLimits, "nothing to enforce Silver with: not offered")
 }

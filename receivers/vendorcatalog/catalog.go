@@ -108,6 +108,10 @@ type Entry struct {
 	// SilverOneDevice: mechanisms that hold one device per task (one CUDA
 	// MPS daemon per GPU; Cambricon's split names a single card).
 	SilverOneDevice []string
+	// SilverModels restricts a mechanism to the models whose name starts
+	// with one of the prefixes (case-insensitive, after the brand); a
+	// mechanism not listed holds on every model.
+	SilverModels map[string][]string
 	// CollectiveHCAVar names the RDMA adapters the vendor's collective
 	// library uses (NCCL/RCCL NCCL_IB_HCA); CollectiveIfVar its socket
 	// interface (Ascend HCCL_SOCKET_IFNAME). Empty: not passed.
@@ -209,6 +213,26 @@ func (e Entry) VisibleVar(container bool) string {
 func SilverOneDeviceOnly(vendor, mechanism string) bool {
 	e, ok := Lookup(vendor)
 	return ok && slices.Contains(e.SilverOneDevice, mechanism)
+}
+
+// SilverOnModel reports whether the vendor's Silver mechanism works on the
+// model (SilverModels).
+func SilverOnModel(vendor, mechanism, model string) bool {
+	e, ok := Lookup(vendor)
+	if !ok {
+		return false
+	}
+	prefixes, limited := e.SilverModels[mechanism]
+	if !limited {
+		return true
+	}
+	m := strings.ToUpper(strings.TrimSpace(model))
+	for _, p := range prefixes {
+		if strings.HasPrefix(m, strings.ToUpper(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Offers reports whether the vendor's stack has the Silver mechanism.

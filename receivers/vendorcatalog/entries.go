@@ -63,7 +63,10 @@ var entries = []Entry{
 		DriverLimits: []string{DriverEnvLimits}, Sharing: true,
 		SilverNodes:     map[string]string{DriverEnvLimits: "/dev/cambricon-split"},
 		SilverMounts:    map[string][]string{DriverEnvLimits: {"/usr/bin/smlu-containerd"}},
-		SilverOneDevice: []string{DriverEnvLimits}},
+		SilverOneDevice: []string{DriverEnvLimits},
+		// "Mlu-sharing can only be applied on MLU-370" (HAMi
+		// docs/cambricon-mlu-support.md, the memory-split version).
+		SilverModels: map[string][]string{DriverEnvLimits: {"MLU370"}}},
 	{ID: Kunlunxin, Name: "Kunlunxin XPU",
 		CLIs: []CLI{{Name: "xpu-smi", Forms: []string{"machine", "table"}}, {Name: "xpu_smi", Forms: []string{"table"}}},
 		// The smi index is not always the /dev/xpuN suffix (README §6): the
