@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -70,3 +71,54 @@ func TestNodeDevicesCarryTheirPathToTheAdapter(t *testing.T) {
 	require.Equal(t, inventory.LinkSys, far.Devices[0].RDMALink)
 	require.NotEqual(t, shapeNear, shapeFar)
 }
+
+// TestRDMATaskGetsTheDevicesNearTheAdapter: with the live profile, a 2-GPU
+// task that asks for RDMA lands on the two GPUs under the adapter's PCIe
+// switch (6 and 7 of an 8-GPU node whose NUMA nodes are {0..3}, {4..7}, PIX
+// pairs 0–1 and 6–7); the same task without RDMA keeps the packing order.
+func TestRDMATaskGetsTheDevicesNearTheAdapter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rdma bool
+		want []int
+	}{{true, []int{6, 7}}, {false, []int{0, 1}}} {
+		h := newHarness(t, Config{})
+		a := h.addNode("ib", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+		var aff []inventory.RDMAAffinity
+		for i := range a.inv[0].Devices {
+			d := &a.inv[0].Devices[i]
+			d.NUMANode = ptrTo(i / 4)
+			link := inventory.LinkSys
+			switch {
+			case i >= 6:
+				link = inventory.LinkPIX
+			case i >= 4:
+				link = inventory.LinkNode
+			}
+			aff = append(aff, inventory.RDMAAffinity{Device: i, Link: link})
+		}
+		pix := func(peer int) []inventory.Link { return []inventory.Link{{Peer: peer, Type: inventory.LinkPIX}} }
+		a.inv[0].Devices[0].Links, a.inv[0].Devices[1].Links = pix(1), pix(0)
+		a.inv[0].Devices[6].Links, a.inv[0].Devices[7].Links = pix(7), pix(6)
+		a.inv[0].RDMA = []inventory.RDMADevice{{Name: "mlx5_0", Kind: inventory.RDMAInfiniBand,
+			Ports: []inventory.RDMAPort{{Port: 1, State: "ACTIVE"}}, Affinity: aff}}
+		a.heartbeat()
+
+		task := h.submit(controlplane.TaskSpec{Name: "allreduce", DeviceCount: 2, ComputePercent: 100,
+			QoS: controlplane.QoSGold, RDMA: tc.rdma, Labels: map[string]string{"duration": "100"}})
+		h.step()
+		require.Equal(t, "ib", h.task(task.ID).NodeID)
+		allocs, err := h.db.ListAllocations(h.ctx, "ib")
+		require.NoError(t, err)
+		var got []int
+		for _, al := range allocs {
+			if al.TaskID == task.ID {
+				got = append(got, al.DeviceIndex)
+			}
+		}
+		slices.Sort(got)
+		require.Equal(t, tc.want, got, "rdma=%v", tc.rdma)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
