@@ -95,3 +95,24 @@ func TestSilverBestEffortOnlyWhenAllowed(t *testing.T) {
 	r.BestEffort = true
 	require.Error(t, r.Normalize(), "best effort is a Silver option")
 }
+
+// TestSilverWithoutAHostMechanism: Moore Threads' sGPU is enforced only by
+// its Kubernetes toolkit, so the catalog gives its GPUs no Silver: a Silver
+// task waits for another device, or runs best-effort (visibility only) when
+// it allows that; Bronze time-sharing stays.
+func TestSilverWithoutAHostMechanism(t *testing.T) {
+	t.Parallel()
+	free := DeviceState{FreeMilli: WholeMilli}
+	mt := dev(inventory.VendorMThreads, "MTT S4000", 49152)
+	require.Empty(t, mt.Isolation.DriverLimits)
+	r := req(t, QoSSilver, 8192, 25)
+	_, ok := FitDevice(&mt, &free, r, 1000)
+	require.False(t, ok, "no Silver where nothing enforces it")
+	r.BestEffort = true
+	s, ok := FitDevice(&mt, &free, r, 1000)
+	require.True(t, ok)
+	require.Equal(t, IsolationBestEffort, s.Isolation)
+	s, ok = FitDevice(&mt, &free, req(t, QoSBronze, 8192, 25), 1000)
+	require.True(t, ok)
+	require.Equal(t, "sharing", s.Isolation)
+}
