@@ -85,6 +85,14 @@ func (d *DeviceState) apply(s *Slice, ratioMilli int64) {
 	}
 }
 
+// With is the state the device would have with slice s placed on it (the
+// caller has checked the fit): the Fragmentation plugin prices a candidate
+// by the state after it without touching the ledger.
+func (d DeviceState) With(s *Slice, ratioMilli int64) DeviceState {
+	d.apply(s, ratioMilli)
+	return d
+}
+
 // remove undoes apply.
 func (d *DeviceState) remove(s *Slice, ratioMilli int64) {
 	d.FreeMilli += s.ComputeMilli

@@ -31,6 +31,32 @@ func (m *fragSpec) usable(d *model.Device, homog bool, free int32, memFree int64
 	return shareable && free >= m.milli && (homog || m.allowed[d.ModelID()]) && (m.mem == 0 || memFree >= m.mem)
 }
 
+// fits is usable for the current state of device d: FGD's rule, or under
+// slicing rules the tier's placement rule (model.FitDevice).
+func (m *fragSpec) fits(d *model.Device, st *model.DeviceState, homog bool, ratio int64) bool {
+	if m.fit == nil {
+		return m.usable(d, homog, st.FreeMilli, d.MemoryMiB-st.MemUsed, shareable(st))
+	}
+	if !homog && !m.allowed[d.ModelID()] {
+		return false
+	}
+	if m.fit.QoS == model.QoSGold || d.MIG {
+		_, ok := model.FitDevice(d, st, m.fit, ratio)
+		return ok
+	}
+	// Silver and Bronze: model.FitDevice's rule spelt out for the hot path
+	// (the cache recomputes every spec on every device of a changed node);
+	// TestSharedFitsAgreesWithFitDevice holds the two together.
+	if m.fit.QoS == model.QoSSilver {
+		if d.Isolation.DriverLimits == "" || (d.Isolation.DriverLimits == "mps" && m.n > 1) {
+			return false
+		}
+	} else if !d.Isolation.Sharing {
+		return false
+	}
+	return shareable(st) && st.FreeMilli >= m.milli && (m.mem == 0 || st.MemUsed+m.memAcc <= d.MemoryMiB)
+}
+
 // slotsOn is how many slices of m a device with free milli could take.
 func (m *fragSpec) slotsOn(free int32) int32 {
 	if m.milli <= 0 {
@@ -109,12 +135,13 @@ func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
 	devs := n.Node.Devices
 	nc.f = 0
 	hs := hostState{cpu: n.FreeCPU, mem: n.FreeMem}
+	ratio := p.h.Cluster().RatioMilli()
 	for si := range p.specs {
 		m := &p.specs[si]
 		cnt, lt, slots := 0, int64(0), int32(0)
 		for d := range n.Devices {
 			st := &n.Devices[d]
-			if m.usable(&devs[d], homog >= 0, st.FreeMilli, devs[d].MemoryMiB-st.MemUsed, shareable(st)) {
+			if m.fits(&devs[d], st, homog >= 0, ratio) {
 				cnt++
 				slots += m.slotsOn(st.FreeMilli)
 			} else {
@@ -155,14 +182,21 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 			s := &slices[i]
 			d, st := &devs[s.Device], &n.Devices[s.Device]
 			memFree := d.MemoryMiB - st.MemUsed
-			if m.usable(d, homog >= 0, st.FreeMilli, memFree, shareable(st)) {
+			if m.fits(d, st, homog >= 0, ratio) {
 				cnt--
 				slots -= m.slotsOn(st.FreeMilli)
 			} else {
 				lt -= int64(st.FreeMilli)
 			}
 			free := st.FreeMilli - s.ComputeMilli
-			if m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold) {
+			var usableAfter bool
+			if m.fit != nil {
+				after := st.With(s, ratio)
+				usableAfter = m.fits(d, &after, homog >= 0, ratio)
+			} else {
+				usableAfter = m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold)
+			}
+			if usableAfter {
 				cnt++
 				slots += m.slotsOn(free)
 			} else {

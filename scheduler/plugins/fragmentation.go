@@ -29,6 +29,7 @@ type Fragmentation struct {
 	coverage  float64
 	demandExp float64
 	host      bool
+	slicing   bool
 	// pending is the latest workload from SetWorkload (any goroutine);
 	// PreScore, on the scheduling goroutine, compiles it into specs. Assign
 	// and Score therefore run lock-free: the framework serialises cycles.
@@ -53,6 +54,13 @@ type fragSpec struct {
 	hostMem int64
 	w       int64  // popularity × weightScale: integer, so equal growths tie exactly
 	allowed []bool // by model id
+	// fit is the per-device request of the shape under slicing rules: a
+	// device can take the shape only where model.FitDevice places one slice
+	// of it (a Gold shape: a MIG profile / vNPU template with a free start
+	// slot, compute and memory, or a whole free device). nil = FGD's rule
+	// (free compute and memory, device not held by Gold).
+	fit    *model.Request
+	memAcc int64 // device memory one slice counts against a device (Bronze overcommit applied)
 }
 
 type fragmentationArgs struct {
@@ -76,6 +84,16 @@ type fragmentationArgs struct {
 	// it, and a shared shape's usable slices beyond what the free host
 	// memory can feed are fragments for it (see specF). false = FGD's rule.
 	HostAware bool `yaml:"hostAware"`
+	// SlicingRules prices each shape by its tier's placement rules: the
+	// workload is grouped by QoS, and a device counts as usable for a shape
+	// only if model.FitDevice would place one slice of it there. Capacity
+	// left on a MIG GPU or Ascend chip that no demanded MIG profile or vNPU
+	// template can take (compute slices, memory slices, start slots) is then
+	// fragmented, and partition room that one can take is not; a whole-card
+	// Gold shape cannot use a shared device. false = FGD's rule, which sees
+	// only free compute and memory. On devices without partitions and a
+	// workload of one tier (the openb traces) both rules give the same F.
+	SlicingRules bool `yaml:"slicingRules"`
 }
 
 var (
@@ -97,13 +115,17 @@ func NewFragmentation(args framework.Args, h framework.Handle) (framework.Plugin
 	if a.DemandExponent < -2 || a.DemandExponent > 2 {
 		return nil, fmt.Errorf("demandExponent must be in [-2, 2], got %v", a.DemandExponent)
 	}
-	return &Fragmentation{h: h, coverage: a.Coverage, demandExp: a.DemandExponent, host: a.HostAware}, nil
+	return &Fragmentation{h: h, coverage: a.Coverage, demandExp: a.DemandExponent, host: a.HostAware, slicing: a.SlicingRules}, nil
 }
 
 // ObserveWorkload builds the target workload from observed requests with
 // the configured coverage and installs it.
 func (p *Fragmentation) ObserveWorkload(reqs []model.Request) error {
-	specs, err := BuildWorkload(reqs, p.coverage)
+	build := BuildWorkload
+	if p.slicing {
+		build = BuildWorkloadByQoS
+	}
+	specs, err := build(reqs, p.coverage)
 	if err != nil {
 		return err
 	}
@@ -175,6 +197,20 @@ func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framewor
 	return framework.OK
 }
 
+// sliceRequest is one device's slice of a shape, as model.FitDevice takes
+// it: the shape's compute and memory per device at its tier.
+func sliceRequest(s WorkloadSpec) *model.Request {
+	qos := s.QoS
+	if qos == "" {
+		qos = model.QoSSilver
+	}
+	r := &model.Request{DeviceCount: s.DeviceCount, MemoryMiB: s.MemoryMiB, ComputePercent: float64(s.ComputeMilli) / 10, QoS: qos}
+	if r.Normalize() != nil {
+		return nil // unreachable for a spec SetWorkload accepted; FGD's rule then
+	}
+	return r
+}
+
 func homogeneousModel(n *model.Node) int {
 	if len(n.Devices) == 0 {
 		return -1
@@ -197,6 +233,12 @@ func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 		r := model.Request{Vendor: s.Vendor, Models: s.Models}
 		for id, m := range models {
 			fs.allowed[id] = r.ModelAllowed(m.Vendor, m.Model)
+		}
+		if p.slicing && s.DeviceCount > 0 {
+			fs.fit = sliceRequest(s)
+			if fs.fit != nil {
+				fs.memAcc = model.AccountedMiB(&model.Slice{MemoryMiB: fs.mem, QoS: fs.fit.QoS}, p.h.Cluster().RatioMilli())
+			}
 		}
 		p.specs = append(p.specs, fs)
 	}
@@ -231,7 +273,8 @@ func (p *Fragmentation) Assign(_ context.Context, c *framework.Cycle, n *model.N
 		cd := &p.cands[i]
 		dup := false
 		for j := 0; j < i; j++ {
-			if p.cands[j].free == cd.free && n.Devices[p.cands[j].dev].MemUsed == n.Devices[cd.dev].MemUsed {
+			other, this := &n.Devices[p.cands[j].dev], &n.Devices[cd.dev]
+			if p.cands[j].free == cd.free && other.MemUsed == this.MemUsed && other.PartMask == this.PartMask && other.PartMem == this.PartMem {
 				dup = true
 				break
 			}

@@ -25,11 +25,26 @@ func (meterHandle) Invalidate()               {}
 // NewFragMeter measures fragmentation against the workload observed in
 // reqs at the given coverage.
 func NewFragMeter(cl *model.Cluster, reqs []model.Request, coverage float64) (*FragMeter, error) {
-	specs, err := BuildWorkload(reqs, coverage)
+	return newFragMeter(cl, reqs, coverage, false)
+}
+
+// NewSlicingFragMeter measures fragmentation under slicing rules (see
+// Fragmentation's SlicingRules): capacity that no demanded MIG profile or
+// vNPU template can take is fragmented, partition room one can take is not.
+func NewSlicingFragMeter(cl *model.Cluster, reqs []model.Request, coverage float64) (*FragMeter, error) {
+	return newFragMeter(cl, reqs, coverage, true)
+}
+
+func newFragMeter(cl *model.Cluster, reqs []model.Request, coverage float64, slicing bool) (*FragMeter, error) {
+	build := BuildWorkload
+	if slicing {
+		build = BuildWorkloadByQoS
+	}
+	specs, err := build(reqs, coverage)
 	if err != nil {
 		return nil, err
 	}
-	f := &Fragmentation{h: meterHandle{cl}, coverage: coverage}
+	f := &Fragmentation{h: meterHandle{cl}, coverage: coverage, slicing: slicing}
 	if err := f.SetWorkload(specs); err != nil {
 		return nil, err
 	}
@@ -48,6 +63,9 @@ func (m *FragMeter) Update(n *model.NodeInfo) {
 	m.total += v - m.perNode[n.Index]
 	m.perNode[n.Index] = v
 }
+
+// Node is node i's fragmentation F_n in milli-devices.
+func (m *FragMeter) Node(i int) float64 { return m.perNode[i] }
 
 // Total is the cluster fragmentation in milli-devices.
 func (m *FragMeter) Total() float64 { return m.total }

@@ -19,10 +19,15 @@ type WorkloadSpec struct {
 	// HostMemoryMiB is the mean host memory of the shape's tasks. It is not
 	// part of the shape key (FGD groups by CPU and devices only), so the
 	// literal FGD workload is unchanged; host-aware scoring uses it.
-	HostMemoryMiB int64    `json:"host_memory_mib,omitempty"`
-	Vendor        string   `json:"vendor,omitempty"`
-	Models        []string `json:"models,omitempty"`
-	Weight        float64  `json:"weight"`
+	HostMemoryMiB int64  `json:"host_memory_mib,omitempty"`
+	Vendor        string `json:"vendor,omitempty"`
+	// QoS is the shape's tier when the workload was built by tier
+	// (BuildWorkloadByQoS): slicing rules then price a Gold shape by the
+	// hardware partitions (MIG profile, vNPU template) a device can still
+	// take. Empty in FGD's workload, which groups all tiers together.
+	QoS    model.QoS `json:"qos,omitempty"`
+	Models []string  `json:"models,omitempty"`
+	Weight float64   `json:"weight"`
 }
 
 // BuildWorkload groups observed requests by shape (CPU, device count,
@@ -31,6 +36,17 @@ type WorkloadSpec struct {
 // tasks included (FGD's target workload). Weights are shares of all tasks.
 // Ties in popularity are broken by the shape key, so the result is stable.
 func BuildWorkload(reqs []model.Request, coverage float64) ([]WorkloadSpec, error) {
+	return buildWorkload(reqs, coverage, false)
+}
+
+// BuildWorkloadByQoS is BuildWorkload with the tier as part of the shape:
+// a Gold 1/7-device task and a Bronze one of the same size are different
+// demands once partitions count (slicing rules).
+func BuildWorkloadByQoS(reqs []model.Request, coverage float64) ([]WorkloadSpec, error) {
+	return buildWorkload(reqs, coverage, true)
+}
+
+func buildWorkload(reqs []model.Request, coverage float64, byQoS bool) ([]WorkloadSpec, error) {
 	if coverage <= 0 || coverage > 1 {
 		return nil, fmt.Errorf("workload coverage must be in (0, 1], got %v", coverage)
 	}
@@ -49,8 +65,14 @@ func BuildWorkload(reqs []model.Request, coverage float64) ([]WorkloadSpec, erro
 		}
 		s := WorkloadSpec{CPUMilli: r.CPUMilli, DeviceCount: r.DeviceCount, ComputeMilli: milli,
 			MemoryMiB: r.MemoryMiB, Vendor: r.Vendor, Models: r.Models}
+		if byQoS {
+			s.QoS = r.QoS
+		}
 		k := strings.Join([]string{strconv.FormatInt(s.CPUMilli, 10), strconv.Itoa(s.DeviceCount),
 			strconv.Itoa(int(s.ComputeMilli)), strconv.FormatInt(s.MemoryMiB, 10), s.Vendor, strings.Join(s.Models, "|")}, ",")
+		if byQoS {
+			k += "," + string(s.QoS) // FGD's keys (and so its tie order) stay as they were
+		}
 		a, ok := byKey[k]
 		if !ok {
 			a = &agg{spec: s, key: k}
