@@ -268,3 +268,58 @@ func TestTaskLogsFollowAndGetShowsPlacement(t *testing.T) {
 }
 
 func strconvI(v int64) string { return strconv.FormatInt(v, 10) }
+
+// hetero-gen turns the openb sample into a mixed fleet (same seed, same
+// files), and sim compares three profiles on it per vendor in one run.
+func TestSimHeteroBenchmark(t *testing.T) {
+	dir := t.TempDir()
+	sample := filepath.Join("..", "..", "scheduler", "testdata", "openb-sample")
+	gen := func(name string, seed string) []byte {
+		nodes, tasks := filepath.Join(dir, name+"-nodes.json"), filepath.Join(dir, name+"-tasks.json")
+		r := cli(t, nil, "", "sim", "hetero-gen", "--nodes", filepath.Join(sample, "nodes.csv"), "--tasks", filepath.Join(sample, "pods.csv"),
+			"--seed", seed, "--out-nodes", nodes, "--out-tasks", tasks)
+		require.Equal(t, 0, r.code, r.stderr)
+		a, err := os.ReadFile(nodes)
+		require.NoError(t, err)
+		b, err := os.ReadFile(tasks)
+		require.NoError(t, err)
+		return append(a, b...)
+	}
+	first := gen("a", "7")
+	require.Equal(t, first, gen("b", "7"), "deterministic by seed")
+	require.NotEqual(t, first, gen("c", "8"))
+
+	r := cli(t, nil, "", "sim", "--nodes", filepath.Join(dir, "a-nodes.json"), "--tasks", filepath.Join(dir, "a-tasks.json"),
+		"--compare", "default,bestfit,fgd", "--metric", "slicing", "--seeds", "42")
+	require.Equal(t, 0, r.code, r.stderr)
+	var out struct {
+		Profiles map[string]struct {
+			Allocation map[string]*struct{ Mean float64 } `json:"allocation_percent"`
+			ByVendor   map[string]struct {
+				Devices    int                                `json:"devices"`
+				Allocation map[string]*struct{ Mean float64 } `json:"allocation_percent"`
+			} `json:"by_vendor"`
+		} `json:"profiles"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
+	require.Len(t, out.Profiles, 3)
+	for name, rep := range out.Profiles {
+		require.NotNil(t, rep.Allocation["100"], name)
+		for _, v := range []string{"nvidia", "ascend", "cambricon", "hygon", "biren"} {
+			require.Positive(t, rep.ByVendor[v].Devices, "%s: %s devices", name, v)
+			require.NotNil(t, rep.ByVendor[v].Allocation["100"], "%s: %s", name, v)
+		}
+	}
+	r = cli(t, nil, "", "sim", "--nodes", filepath.Join(dir, "a-nodes.json"), "--tasks", filepath.Join(dir, "a-tasks.json"),
+		"--compare", "default,fgd", "--metric", "slicing", "--seeds", "42", "--format", "table")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "ascend (")
+	require.Contains(t, r.stdout, "| fgd |")
+
+	r = cli(t, nil, "", "sim", "--nodes", filepath.Join(dir, "a-nodes.json"), "--tasks", filepath.Join(dir, "a-tasks.json"), "--metric", "mig")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "--metric must be fgd or slicing")
+	r = cli(t, nil, "", "sim", "hetero-gen", "--nodes", filepath.Join(sample, "nodes.csv"))
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "are required")
+}

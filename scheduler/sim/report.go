@@ -25,6 +25,16 @@ type Report struct {
 	FailedDemandPercent map[string]Stat `json:"failed_demand_percent"`
 	PlacementsPerSecond Stat            `json:"placements_per_second"`
 	Seeds               []uint64        `json:"seeds"`
+	// ByVendor: allocation and fragmentation per vendor, % of that vendor's
+	// devices (only for fleets of more than one vendor).
+	ByVendor map[string]*VendorReport `json:"by_vendor,omitempty"`
+}
+
+// VendorReport is one vendor's share of a Report.
+type VendorReport struct {
+	Devices              int              `json:"devices"`
+	AllocationPercent    map[string]*Stat `json:"allocation_percent"`
+	FragmentationPercent map[string]*Stat `json:"fragmentation_percent"`
 }
 
 // Reported buckets (% of capacity arrived).
@@ -73,6 +83,33 @@ func Aggregate(runs []RunResult) Report {
 	}
 	for _, b := range FragBuckets {
 		rep.FragmentationPercent[strconv.Itoa(b)] = bucket(func(r RunResult) map[int]float64 { return r.Frag }, b)
+	}
+	for _, r := range runs {
+		for name, vr := range r.ByVendor {
+			if rep.ByVendor == nil {
+				rep.ByVendor = map[string]*VendorReport{}
+			}
+			if rep.ByVendor[name] != nil {
+				continue
+			}
+			out := &VendorReport{Devices: vr.Devices, AllocationPercent: map[string]*Stat{}, FragmentationPercent: map[string]*Stat{}}
+			series := func(r RunResult, frag bool) map[int]float64 {
+				if v := r.ByVendor[name]; v != nil {
+					if frag {
+						return v.Frag
+					}
+					return v.Alloc
+				}
+				return nil
+			}
+			for _, b := range AllocBuckets {
+				out.AllocationPercent[strconv.Itoa(b)] = bucket(func(r RunResult) map[int]float64 { return series(r, false) }, b)
+			}
+			for _, b := range FragBuckets {
+				out.FragmentationPercent[strconv.Itoa(b)] = bucket(func(r RunResult) map[int]float64 { return series(r, true) }, b)
+			}
+			rep.ByVendor[name] = out
+		}
 	}
 	var failed, pps []float64
 	for _, r := range runs {
