@@ -30,6 +30,11 @@ func schedulingConfig(c server.SchedulingConfig) (scheduling.Config, error) {
 		}
 	}
 	out.AllowDefrag = c.AllowDefrag
+	pol, err := defragPolicy(c.Defrag)
+	if err != nil {
+		return out, err
+	}
+	out.Defrag = pol
 	if c.BronzeOvercommit != 0 {
 		out.BronzeOvercommit = c.BronzeOvercommit
 	}
@@ -51,4 +56,24 @@ func setPreemptMode(p *framework.Profile, mode string) error {
 		return p.Validate()
 	}
 	return fmt.Errorf("scheduling.preempt_mode %q: the profile %q has no Preempt plugin", mode, p.Name)
+}
+
+// defragPolicy turns the configured policy into the scheduler's.
+func defragPolicy(c server.DefragConfig) (scheduling.DefragPolicy, error) {
+	p := scheduling.DefragPolicy{Threshold: c.Threshold, MaxMovesPerHour: c.MaxMovesPerHour, Interval: time.Duration(c.Interval)}
+	for _, w := range c.QuietHours {
+		q, err := scheduling.ParseQuietWindow(w)
+		if err != nil {
+			return p, fmt.Errorf("scheduling.defrag.quiet_hours: %w", err)
+		}
+		p.QuietHours = append(p.QuietHours, q)
+	}
+	if c.TimeZone != "" {
+		loc, err := time.LoadLocation(c.TimeZone)
+		if err != nil {
+			return p, fmt.Errorf("scheduling.defrag.time_zone: %w", err)
+		}
+		p.Location = loc
+	}
+	return p, nil
 }

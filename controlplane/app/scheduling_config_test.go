@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/controlplane/scheduling"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
@@ -27,6 +28,17 @@ func TestSchedulingConfig(t *testing.T) {
 			}
 		}
 		require.True(t, found)
+	})
+	t.Run("defrag policy reaches the scheduler", func(t *testing.T) {
+		c, err := schedulingConfig(server.SchedulingConfig{AllowDefrag: true, Defrag: server.DefragConfig{Threshold: 0.4,
+			MaxMovesPerHour: 6, QuietHours: []string{"22:00-06:00"}, TimeZone: "Asia/Shanghai", Interval: server.Duration(time.Minute)}})
+		require.NoError(t, err)
+		require.Equal(t, 0.4, c.Defrag.Threshold)
+		require.Equal(t, 6, c.Defrag.MaxMovesPerHour)
+		require.Equal(t, []scheduling.QuietWindow{{Start: 22 * 60, End: 6 * 60}}, c.Defrag.QuietHours)
+		require.Equal(t, "Asia/Shanghai", c.Defrag.Location.String())
+		_, err = schedulingConfig(server.SchedulingConfig{Defrag: server.DefragConfig{QuietHours: []string{"22:00-22:00"}}})
+		require.ErrorContains(t, err, "scheduling.defrag.quiet_hours")
 	})
 	t.Run("missing profile file is a clear error", func(t *testing.T) {
 		_, err := schedulingConfig(server.SchedulingConfig{Profile: "/nonexistent/profile.yaml"})

@@ -45,9 +45,12 @@ type Config struct {
 	DrainTimeout time.Duration
 	// BronzeOvercommit is the memory overcommit ratio of Bronze slices.
 	BronzeOvercommit float64
-	// AllowDefrag lets POST /scheduler/defrag execute moves.
+	// AllowDefrag lets POST /scheduler/defrag execute moves, and the
+	// leader run Defrag's policy.
 	AllowDefrag bool
-	Profile     framework.Profile
+	// Defrag is the automatic defragmentation policy (defrag_policy.go).
+	Defrag  DefragPolicy
+	Profile framework.Profile
 }
 
 // Defaults returns the defaults.
@@ -81,6 +84,9 @@ func (c *Config) fill() error {
 	}
 	if c.Profile.Name == "" {
 		c.Profile = d.Profile
+	}
+	if err := c.Defrag.validate(); err != nil {
+		return err
 	}
 	if c.BackoffMax < c.BackoffBase {
 		return fmt.Errorf("scheduling: backoff max %v is below base %v", c.BackoffMax, c.BackoffBase)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/heteroflow/heteroflow/scheduler/model"
+	"github.com/heteroflow/heteroflow/scheduler/plugins"
 )
 
 // DefragMove is one proposed relocation of a Bronze slice.
@@ -25,18 +26,28 @@ type FreedDevice struct {
 
 // DefragPlan is the defragmentation proposal.
 type DefragPlan struct {
-	ScoreBefore float64       `json:"score_before"`
-	ScoreAfter  float64       `json:"score_after"`
-	Freed       []FreedDevice `json:"freed"`
+	ScoreBefore float64 `json:"score_before"`
+	ScoreAfter  float64 `json:"score_after"`
+	// WorkloadFragBefore/After: FGD-class fragmentation under slicing
+	// rules against the recent tasks' shapes (free compute no demanded
+	// shape, MIG profile or vNPU template can use), % of device capacity.
+	WorkloadFragBefore float64       `json:"workload_fragmentation_before" doc:"Fragmentation against the recent workload under slicing rules, % of device capacity"`
+	WorkloadFragAfter  float64       `json:"workload_fragmentation_after" doc:"The same once the plan's moves are done"`
+	Freed              []FreedDevice `json:"freed"`
 }
 
 // planDefrag works on a snapshot of its own (it changes it): greedily, the
 // fragmented devices holding the least compute are emptied when each of
 // their slices — single-device, restartable Bronze, not a gang member —
 // fits on another partly used device. Moving onto partly used devices only
-// (never onto a free one) is what makes whole devices free.
-func planDefrag(sn *snapshot) DefragPlan {
+// (never onto a free one) is what makes whole devices free. A device is
+// emptied only if the workload fragmentation under slicing rules (against
+// recent, the recent requests) does not grow: a move must not strand
+// capacity that the demanded MIG profiles or vNPU templates could use.
+func planDefrag(sn *snapshot, recent []model.Request) DefragPlan {
 	out := DefragPlan{ScoreBefore: deviceStates(sn).score()}
+	meter := newWorkloadMeter(sn, recent)
+	out.WorkloadFragBefore = meter.percent()
 	type src struct {
 		ni  *model.NodeInfo
 		dev int
@@ -78,16 +89,61 @@ func planDefrag(sn *snapshot) DefragPlan {
 			continue
 		}
 		sort.Slice(tasks, func(a, b int) bool { return tasks[a].key.TaskID < tasks[b].key.TaskID })
-		if fd, ok := tryEmpty(sn, sc.ni, sc.dev, tasks); ok {
+		if fd, ok := tryEmpty(sn, sc.ni, sc.dev, tasks, meter); ok {
 			out.Freed = append(out.Freed, fd)
 		}
 	}
 	out.ScoreAfter = deviceStates(sn).score()
+	out.WorkloadFragAfter = meter.percent()
 	return out
 }
 
+// workloadMeter is the slicing-rule fragmentation of a snapshot's cluster
+// against recent requests (nil meter: no recent requests, always 0).
+type workloadMeter struct {
+	m        *plugins.FragMeter
+	capacity int64
+}
+
+func newWorkloadMeter(sn *snapshot, recent []model.Request) *workloadMeter {
+	w := &workloadMeter{}
+	w.capacity, _ = sn.cl.Capacity()
+	if len(recent) == 0 {
+		return w
+	}
+	m, err := plugins.NewSlicingFragMeter(sn.cl, recent, 1)
+	if err == nil {
+		w.m = m
+	}
+	return w
+}
+
+func (w *workloadMeter) total() float64 {
+	if w.m == nil {
+		return 0
+	}
+	return w.m.Total()
+}
+
+func (w *workloadMeter) percent() float64 {
+	if w.capacity == 0 {
+		return 0
+	}
+	return 100 * w.total() / float64(w.capacity)
+}
+
+func (w *workloadMeter) update(nodes ...*model.NodeInfo) {
+	if w.m == nil {
+		return
+	}
+	for _, ni := range nodes {
+		w.m.Update(ni)
+	}
+}
+
 // tryEmpty moves every task off one device, or leaves the snapshot as it was.
-func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed) (FreedDevice, bool) {
+func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed, meter *workloadMeter) (FreedDevice, bool) {
+	before := meter.total()
 	fd := FreedDevice{Node: from.Node.Name, Device: from.Node.Devices[dev].Index}
 	orig := make([]model.Placement, len(tasks))
 	for i, p := range tasks {
@@ -95,13 +151,24 @@ func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed) (Fre
 		_ = sn.cl.Release(orig[i].TaskID)
 	}
 	var moved []model.Placement
+	touched := func() []*model.NodeInfo {
+		out := []*model.NodeInfo{from}
+		for _, m := range moved {
+			if ni, err := sn.cl.Node(m.Node); err == nil {
+				out = append(out, ni)
+			}
+		}
+		return out
+	}
 	undo := func() {
+		nodes := touched()
 		for _, m := range moved {
 			_ = sn.cl.Release(m.TaskID)
 		}
 		for _, o := range orig {
 			_ = sn.cl.Assign(o)
 		}
+		meter.update(nodes...)
 	}
 	for i, o := range orig {
 		np, ok := relocate(sn, o, from.Index, dev)
@@ -113,6 +180,11 @@ func tryEmpty(sn *snapshot, from *model.NodeInfo, dev int, tasks []*placed) (Fre
 		ti, _ := sn.cl.Node(np.Node)
 		fd.Moves = append(fd.Moves, DefragMove{TaskID: tasks[i].key.TaskID, FromNode: o.Node, FromDevice: from.Node.Devices[dev].Index,
 			ToNode: np.Node, ToDevice: ti.Node.Devices[np.Slices[0].Device].Index})
+	}
+	meter.update(touched()...)
+	if meter.total() > before+1e-6 { // F sums floats: equal within rounding is no growth
+		undo()
+		return fd, false
 	}
 	return fd, true
 }

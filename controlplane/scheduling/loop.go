@@ -80,6 +80,9 @@ func (s *Service) tick(ctx context.Context, read *nodeRead) error {
 	if err := s.placeLocked(ctx); err != nil {
 		return fmt.Errorf("placement: %w", err)
 	}
+	if err := s.autoDefragLocked(ctx); err != nil {
+		return fmt.Errorf("defragmentation: %w", err)
+	}
 	s.m.observe(s)
 	return nil
 }

@@ -25,6 +25,9 @@ type metrics struct {
 	wait        *prometheus.HistogramVec // submission to bind, by tenant
 	allocated   *prometheus.GaugeVec     // devices held by placed tasks (compute share)
 	heldSeen    map[heldKey]bool         // allocated series ever set (kept at 0 once released)
+	defragMoves *prometheus.CounterVec   // tasks requeued by defragmentation, by trigger
+	defragRuns  *prometheus.CounterVec   // policy runs by outcome
+	defragScore *prometheus.GaugeVec     // the last run's fragmentation score before and planned after
 }
 
 // heldKey is one series of heteroflow_allocated_devices.
@@ -70,9 +73,16 @@ func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 		allocated: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "heteroflow_allocated_devices",
 			Help: "Devices held by placed tasks, as compute share (a half slice counts 0.5), by node, vendor and tenant."},
 			[]string{"node", "vendor", "tenant"}),
+		defragMoves: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "heteroflow_defrag_moves_total",
+			Help: "Restartable Bronze tasks requeued to free whole devices, by trigger (policy, manual)."}, []string{"trigger"}),
+		defragRuns: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "heteroflow_defrag_runs_total",
+			Help: "Defragmentation policy runs by outcome (executed, nothing_movable, below_threshold, quiet_hours, rate_limited)."}, []string{"result"}),
+		defragScore: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "heteroflow_defrag_fragmentation_score",
+			Help: "Fragmentation score of the last defragmentation that moved tasks: before it, and as planned after it (0..1)."}, []string{"when"}),
 	}
 	for _, c := range []prometheus.Collector{m.leader, m.queue, m.frag, m.devices, m.unaccounted, m.attempts,
-		m.admissions, m.releases, m.binds, m.bindSplits, m.retries, m.preemptions, m.cycle, m.reasons, m.pluginScore, m.wait, m.allocated} {
+		m.admissions, m.releases, m.binds, m.bindSplits, m.retries, m.preemptions, m.cycle, m.reasons, m.pluginScore, m.wait, m.allocated,
+		m.defragMoves, m.defragRuns, m.defragScore} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

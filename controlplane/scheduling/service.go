@@ -88,6 +88,7 @@ type Service struct {
 	preempted map[int64][]int64
 	// shapes: recent task shapes, Fragmentation's target workload.
 	shapes recentShapes
+	defrag defragState // the defragmentation policy's runs and move window
 
 	fleet     fleetShapes        // the submit-time never-fits check's cache (own lock)
 	nodeReads backgroundNodeRead // the running loop's node reads (own lock)
@@ -214,6 +215,7 @@ func (s *Service) stepDown() {
 	}
 	s.leader, s.snap, s.fw = false, nil, nil
 	s.waiting = map[string][]*pending{}
+	s.defrag = defragState{} // the next leadership reads the move window back
 	s.m.leader.Set(0)
 }
 

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
 // The scheduler's operations and views for its REST API: plugins, quotas,
@@ -530,7 +530,10 @@ func (s *Service) PlanDefrag(ctx context.Context) (DefragAnswer, error) {
 	if err != nil {
 		return DefragAnswer{}, err
 	}
-	return DefragAnswer{Plan: planDefrag(sn), ExecuteAllowed: s.cfg.AllowDefrag}, nil
+	s.mu.Lock()
+	reqs := append([]model.Request(nil), s.shapes.reqs...)
+	s.mu.Unlock()
+	return DefragAnswer{Plan: planDefrag(sn, reqs), ExecuteAllowed: s.cfg.AllowDefrag}, nil
 }
 
 // ExecuteDefrag requeues the plan's moves, when the configuration allows
@@ -544,35 +547,19 @@ func (s *Service) ExecuteDefrag(ctx context.Context) (DefragExecuted, error) {
 	if err != nil {
 		return DefragExecuted{}, err
 	}
-	p := planDefrag(sn)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.leader || s.snap == nil {
 		return DefragExecuted{}, fmt.Errorf("%w: %v; send it to the leader", controlplane.ErrConflict, errNotLeader)
 	}
-	var moved []int64
-	now := s.now()
-	for _, fd := range p.Freed {
-		for _, m := range fd.Moves {
-			pl, ok := s.snap.placed[m.TaskID]
-			if !ok || pl.draining {
-				continue
-			}
-			from := controlplane.TaskScheduled
-			if pl.running {
-				from = controlplane.TaskRunning
-			}
-			reason := fmt.Sprintf("defragmentation: moved off %s device #%d to free it whole", fd.Node, fd.Device)
-			if err := s.requeueLocked(ctx, m.TaskID, from, reason); err != nil {
-				if errors.Is(err, controlplane.ErrConflict) {
-					continue
-				}
-				return DefragExecuted{}, err
-			}
-			pl.draining, pl.since = true, now
-			moved = append(moved, m.TaskID)
-		}
+	p := planDefrag(sn, s.shapes.reqs)
+	moved, err := s.executePlanLocked(ctx, &p, s.budgetLocked(ctx, s.now()), "manual")
+	if err != nil {
+		return DefragExecuted{}, err
 	}
-	sort.Slice(moved, func(i, j int) bool { return moved[i] < moved[j] })
+	if len(moved) > 0 {
+		s.m.defragScore.WithLabelValues("before").Set(p.ScoreBefore)
+		s.m.defragScore.WithLabelValues("after_planned").Set(p.ScoreAfter)
+	}
 	return DefragExecuted{Plan: p, Requeued: moved}, nil
 }

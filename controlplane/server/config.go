@@ -94,6 +94,8 @@ type SchedulingConfig struct {
 	// AllowDefrag lets POST /api/v1/scheduler/defrag execute moves
 	// (preempting and requeueing restartable Bronze tasks).
 	AllowDefrag bool `yaml:"allow_defrag"`
+	// Defrag is the automatic defragmentation policy (needs AllowDefrag).
+	Defrag DefragConfig `yaml:"defrag"`
 	// BronzeOvercommit is the memory overcommit ratio of Bronze slices (≥ 1).
 	BronzeOvercommit float64 `yaml:"bronze_overcommit"`
 	// QueueTimeout fails a task queued longer than this (0 = never).
@@ -159,7 +161,7 @@ func Defaults() Config {
 			APIKeyCacheTTL:  Duration(30 * time.Second),
 		},
 		Metrics:    metricsDefaults(),
-		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour)},
+		Scheduling: SchedulingConfig{BronzeOvercommit: 1, QueueTimeout: Duration(24 * time.Hour), Defrag: defaultDefrag()},
 		Alerts:     AlertsConfig{EvaluationInterval: Duration(15 * time.Second)},
 		HA:         haDefaults(),
 		Hub:        hubDefaults(),
@@ -254,6 +256,9 @@ func (c Config) Validate() error {
 	}
 	if c.Scheduling.QueueTimeout < 0 {
 		bad("scheduling.queue_timeout must not be negative")
+	}
+	for _, m := range c.Scheduling.Defrag.validate() {
+		bad("%s", m)
 	}
 	if c.Alerts.EvaluationInterval < Duration(time.Second) || c.Alerts.EvaluationInterval > Duration(time.Hour) {
 		bad("alerts.evaluation_interval %s must be between 1s and 1h", time.Duration(c.Alerts.EvaluationInterval))
@@ -446,6 +451,7 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	fs.StringArray(FlagLDAPURL, nil, "LDAP directory URL (ldaps:// or ldap:// with auth.ldap.start_tls), repeatable; the rest of auth.ldap is in the config file / LDAP 目录地址(可重复)，其余设置见配置文件 auth.ldap")
 	fs.String(FlagLDAPBindDN, "", "DN of the LDAP service account that searches users / 用于查询用户的 LDAP 服务账号 DN")
 	fs.String(FlagLDAPPasswordFile, "", "file holding the LDAP service account's password / LDAP 服务账号密码文件")
+	registerDefragFlags(fs, d.Scheduling.Defrag)
 	registerHAFlags(fs)
 	registerHubFlags(fs)
 	registerRetentionFlags(fs, d.Retention)
@@ -487,6 +493,9 @@ func ApplyFlags(fs *pflag.FlagSet, c *Config) error {
 	}
 	if fs.Changed(FlagAllowRegistration) && err == nil {
 		c.AllowRegistration, err = fs.GetBool(FlagAllowRegistration)
+	}
+	if err == nil {
+		err = applyDefragFlags(fs, &c.Scheduling.Defrag)
 	}
 	if err == nil {
 		err = applyHAFlags(fs, c)

@@ -1,0 +1,212 @@
+package scheduling
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/receivers/inventory"
+)
+
+func TestParseQuietWindow(t *testing.T) {
+	t.Parallel()
+	w, err := ParseQuietWindow("22:00-06:30")
+	require.NoError(t, err)
+	require.Equal(t, QuietWindow{22 * 60, 6*60 + 30}, w)
+	require.Equal(t, "22:00-06:30", w.String())
+	for _, bad := range []string{"22:00", "25:00-01:00", "08:00-08:00", "8h-9h"} {
+		_, err := ParseQuietWindow(bad)
+		require.Error(t, err, bad)
+	}
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	require.NoError(t, err)
+	p := DefragPolicy{QuietHours: []QuietWindow{w, {12 * 60, 13 * 60}}, Location: shanghai}
+	at := func(h, m int) time.Time { return time.Date(2026, 1, 1, h, m, 0, 0, shanghai).UTC() }
+	require.True(t, p.quiet(at(23, 0)), "wraps past midnight")
+	require.True(t, p.quiet(at(6, 29)))
+	require.False(t, p.quiet(at(6, 30)), "end is exclusive")
+	require.True(t, p.quiet(at(12, 0)))
+	require.False(t, p.quiet(at(13, 0)))
+	require.False(t, p.quiet(at(9, 0)))
+}
+
+// devicesUsed lists node n1's devices by used compute (milli), in order.
+func devicesUsed(h *harness) []int32 {
+	h.svc.mu.Lock()
+	defer h.svc.mu.Unlock()
+	ni, err := h.svc.snap.cl.Node("n1")
+	require.NoError(h.t, err)
+	out := make([]int32, len(ni.Devices))
+	for i, st := range ni.Devices {
+		out[i] = 1000 - st.FreeMilli
+	}
+	return out
+}
+
+// advance moves the clock by d in steps of 20 s (agents heartbeat at each,
+// so nodes stay online and runs are not lost).
+func advance(h *harness, d time.Duration) {
+	for end := h.clk.Now().Add(d); h.clk.Now().Before(end); {
+		h.clk.Add(19 * time.Second) // step adds the 20th
+		h.step()
+	}
+}
+
+func fragScore(h *harness) float64 {
+	h.svc.mu.Lock()
+	defer h.svc.mu.Unlock()
+	return deviceStates(h.svc.snap).score()
+}
+
+// TestDefragPolicyEndToEnd: on simulated nodes with --allow-defrag and a
+// policy (threshold, one run a minute, two moves an hour, quiet hours), the
+// leader moves restartable Bronze tasks off a partly used device so it
+// comes free whole: not in the quiet hours, not past the hourly budget; each
+// move is an audit entry and an event on the task with the reason, and the
+// fragmentation before and after is in the metrics.
+func TestDefragPolicyEndToEnd(t *testing.T) {
+	t.Parallel()
+	quiet, err := ParseQuietWindow("00:00-00:05")
+	require.NoError(t, err)
+	h := newHarness(t, Config{AllowDefrag: true, Defrag: DefragPolicy{Threshold: 0.2, MaxMovesPerHour: 2,
+		QuietHours: []QuietWindow{quiet}, Interval: time.Minute}})
+	h.addNode("n1", inventory.VendorNVIDIA, "Tesla T4", 4, 15360)
+	// Long and short quarter-device Bronze tasks, alternating: packed two
+	// by two, the short ones end and leave two devices half used.
+	var long []*controlplane.Task
+	for i := range 8 {
+		d := "3"
+		if i%2 == 0 {
+			d = "1000000"
+		}
+		tk := h.submit(controlplane.TaskSpec{Name: "b" + strconv.Itoa(i), DeviceCount: 1, MemoryMiB: 1024, ComputePercent: 25,
+			QoS: controlplane.QoSBronze, Labels: map[string]string{"duration": d}})
+		if i%2 == 0 {
+			long = append(long, tk)
+		}
+	}
+	for range 8 {
+		h.step()
+	}
+	for _, tk := range long {
+		require.Equal(t, controlplane.TaskRunning, h.task(tk.ID).State)
+	}
+	require.ElementsMatch(t, []int32{500, 500, 0, 0}, devicesUsed(h), "two half-used devices")
+	before := fragScore(h)
+	require.InDelta(t, 1000.0/3000, before, 1e-9, "1,000 of 3,000 free milli stranded")
+	runs := func(result string) float64 { return testutil.ToFloat64(h.svc.m.defragRuns.WithLabelValues(result)) }
+
+	// Quiet hours (00:00-00:05 UTC): the policy holds back.
+	require.Positive(t, runs("quiet_hours"))
+	require.Zero(t, testutil.ToFloat64(h.svc.m.defragMoves.WithLabelValues("policy")))
+
+	// After the quiet hours: one run moves the two tasks of one device.
+	advance(h, 5*time.Minute)
+	for range 8 {
+		h.step()
+	}
+	require.Equal(t, 1.0, runs("executed"), "nothing_movable %v below %v quiet %v", runs("nothing_movable"), runs("below_threshold"), runs("quiet_hours"))
+	require.Equal(t, 2.0, testutil.ToFloat64(h.svc.m.defragMoves.WithLabelValues("policy")))
+	require.ElementsMatch(t, []int32{1000, 0, 0, 0}, devicesUsed(h), "a whole device came free")
+	after := fragScore(h)
+	require.Zero(t, after)
+	require.InDelta(t, before, testutil.ToFloat64(h.svc.m.defragScore.WithLabelValues("before")), 1e-9)
+	require.Zero(t, testutil.ToFloat64(h.svc.m.defragScore.WithLabelValues("after_planned")))
+	require.Zero(t, testutil.ToFloat64(h.svc.m.frag), "the live fragmentation gauge after the move")
+
+	// Every move: an audit entry, and an event with the reason on the task.
+	h.auditMu.Lock()
+	var moves []*controlplane.AuditEntry
+	for _, e := range h.audited {
+		if e.Action == auditDefragMove {
+			moves = append(moves, e)
+		}
+	}
+	h.auditMu.Unlock()
+	require.Len(t, moves, 2)
+	movedTasks := 0
+	for _, tk := range long {
+		evs, err := h.db.ListTaskEvents(h.ctx, tk.ID)
+		require.NoError(t, err)
+		for _, e := range evs {
+			if e.To == controlplane.TaskQueued && strings.HasPrefix(e.Reason, "defragmentation: moved off n1 device #") {
+				movedTasks++
+				var det defragMoveDetail
+				found := false
+				for _, m := range moves {
+					if m.Target == "task/"+strconv.FormatInt(tk.ID, 10) {
+						require.NoError(t, json.Unmarshal([]byte(m.Detail), &det))
+						found = true
+					}
+				}
+				require.True(t, found, "task %d moved without an audit entry", tk.ID)
+				require.Equal(t, "policy", det.Trigger)
+				require.InDelta(t, before, det.ScoreBefore, 1e-9)
+			}
+		}
+		require.Equal(t, controlplane.TaskRunning, h.task(tk.ID).State, "moved tasks run again")
+	}
+	require.Equal(t, 2, movedTasks)
+
+	// Fragment again: the hourly budget (2) is spent, so the policy waits.
+	for i := range 8 {
+		d := "3"
+		if i%2 == 0 {
+			d = "1000000"
+		}
+		h.submit(controlplane.TaskSpec{Name: "c" + strconv.Itoa(i), DeviceCount: 1, MemoryMiB: 1024, ComputePercent: 25,
+			QoS: controlplane.QoSBronze, Labels: map[string]string{"duration": d}})
+	}
+	for range 8 {
+		h.step()
+	}
+	require.ElementsMatch(t, []int32{1000, 500, 500, 0}, devicesUsed(h), "fragmented again")
+	advance(h, time.Minute)
+	require.Positive(t, runs("rate_limited"))
+	require.Equal(t, 2.0, testutil.ToFloat64(h.svc.m.defragMoves.WithLabelValues("policy")))
+
+	// An hour later the budget is back.
+	advance(h, time.Hour)
+	for range 8 {
+		h.step()
+	}
+	require.Equal(t, 4.0, testutil.ToFloat64(h.svc.m.defragMoves.WithLabelValues("policy")))
+	require.ElementsMatch(t, []int32{1000, 1000, 0, 0}, devicesUsed(h))
+	require.Zero(t, fragScore(h))
+}
+
+// Without --allow-defrag the policy never moves anything.
+func TestDefragPolicyNeedsAllowDefrag(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, Config{Defrag: DefragPolicy{Threshold: 0.1, Interval: time.Second}})
+	h.addNode("n1", inventory.VendorNVIDIA, "Tesla T4", 2, 15360)
+	for i := range 4 {
+		d := "3"
+		if i%2 == 0 {
+			d = "1000000"
+		}
+		h.submit(controlplane.TaskSpec{Name: "b" + strconv.Itoa(i), DeviceCount: 1, MemoryMiB: 1024, ComputePercent: 25,
+			QoS: controlplane.QoSBronze, Labels: map[string]string{"duration": d}})
+	}
+	for range 10 {
+		h.step()
+	}
+	require.Zero(t, testutil.ToFloat64(h.svc.m.defragMoves.WithLabelValues("policy")))
+}
+
+func TestDefragPolicyValidation(t *testing.T) {
+	t.Parallel()
+	for _, p := range []DefragPolicy{{Threshold: 1.5}, {Threshold: -0.1}, {MaxMovesPerHour: -1}, {Interval: -time.Second}} {
+		c := Config{Defrag: p}
+		require.Error(t, c.fill(), "%+v", p)
+	}
+	c := Config{Defrag: DefragPolicy{Threshold: 0.4}}
+	require.NoError(t, c.fill())
+	require.Equal(t, time.Minute, c.Defrag.Interval)
+}
