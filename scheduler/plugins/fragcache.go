@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"github.com/heteroflow/heteroflow/receivers/vendorcatalog"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -48,7 +49,7 @@ func (m *fragSpec) fits(d *model.Device, st *model.DeviceState, homog bool, rati
 	// (the cache recomputes every spec on every device of a changed node);
 	// TestSharedFitsAgreesWithFitDevice holds the two together.
 	if m.fit.QoS == model.QoSSilver {
-		if d.Isolation.DriverLimits == "" || (d.Isolation.DriverLimits == "mps" && m.n > 1) {
+		if d.Isolation.DriverLimits == "" || (m.n > 1 && vendorcatalog.SilverOneDeviceOnly(d.Vendor, d.Isolation.DriverLimits)) {
 			return false
 		}
 	} else if !d.Isolation.Sharing {
