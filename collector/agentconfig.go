@@ -110,6 +110,11 @@ func (c *AgentConfig) YAML() ([]byte, error) {
 				tc[k] = v
 			}
 		}
+		if t.CertFile != "" {
+			// The agent renews its certificate in place before it expires;
+			// the exporter re-reads the files so it follows.
+			tc["reload_interval"] = "1m"
+		}
 		rw["tls"] = tc
 	}
 	hr := map[string]any{}

@@ -24,7 +24,8 @@ func TestAgentConfigTLS(t *testing.T) {
 		} `yaml:"exporters"`
 	}
 	require.NoError(t, yaml.Unmarshal(doc, &m))
-	require.Equal(t, map[string]string{"ca_file": "/etc/hf/ca.pem", "cert_file": "/var/lib/hf/client.crt", "key_file": "/var/lib/hf/client.key"},
+	require.Equal(t, map[string]string{"ca_file": "/etc/hf/ca.pem", "cert_file": "/var/lib/hf/client.crt", "key_file": "/var/lib/hf/client.key",
+		"reload_interval": "1m"},
 		m.Exporters.RW.TLS)
 	require.NoError(t, Validate(context.Background(), Settings{ConfigURIs: []string{YAMLURI(doc)}}))
 

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heteroflow/heteroflow/agent/credentials"
@@ -37,6 +38,10 @@ type Agent struct {
 	handled map[int64]bool   // assignment ids already acted on
 	started time.Time
 	self    *selfMetrics // the agent's own series, pushed after each heartbeat
+	// cert is the client certificate in use (nil without mTLS); renewals
+	// counts the renewals done by this process.
+	cert     *certHolder
+	renewals atomic.Int64
 }
 
 type task struct {
@@ -107,6 +112,7 @@ func Run(ctx context.Context, cfg Config) error {
 	spawn(a.heartbeatLoop)
 	spawn(a.pollLoop)
 	spawn(a.policeLoop)
+	spawn(a.certRenewLoop)
 	if cfg.Collector {
 		spawn(a.runCollector)
 	}
@@ -204,8 +210,14 @@ func (a *Agent) connect(c credentials.Credentials) error {
 	if err != nil {
 		return err
 	}
-	a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait, tc, a.cfg.LookupHost)
 	if cert != nil && tc != nil {
+		// Presented through the holder, so a renewal applies to the next
+		// handshake without rebuilding the client.
+		a.cert = newCertHolder(cert)
+		tc.Certificates, tc.GetClientCertificate = nil, a.cert.get
+	}
+	a.cl = newClient(a.cfg.Server, c.APIKey, a.cfg.PollWait, tc, a.cfg.LookupHost)
+	if a.cert != nil {
 		a.cl.withCert()
 	}
 	return nil

@@ -184,3 +184,13 @@ func (c Config) checkServers() (*url.URL, error) {
 	}
 	return first, nil
 }
+
+// closeIdle drops the idle connections to every endpoint, so the next
+// request handshakes again (with a renewed client certificate).
+func (s *servers) closeIdle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ep := range s.eps {
+		ep.http.CloseIdleConnections()
+	}
+}

@@ -124,6 +124,21 @@ type EnrollRequest struct {
 	CSR string `json:"csr,omitempty"`
 }
 
+// CertRenewRequest asks for a new client certificate for the calling
+// node (POST /api/v1/agents/certificate), authenticated by its current
+// certificate or key; CSR is for a fresh key made on the node.
+type CertRenewRequest struct {
+	CSR string `json:"csr"`
+}
+
+// CertRenewResponse is the new certificate; the old one stays valid until
+// it expires.
+type CertRenewResponse struct {
+	Certificate string    `json:"certificate"`
+	CABundle    string    `json:"ca_bundle"`
+	NotAfter    time.Time `json:"not_after"`
+}
+
 // EnrollResponse carries the node's permanent credential (shown once).
 type EnrollResponse struct {
 	NodeID string `json:"node_id"`

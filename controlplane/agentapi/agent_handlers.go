@@ -105,7 +105,7 @@ func (s *Service) assignments(w http.ResponseWriter, r *http.Request, node strin
 	}
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
-	ch := s.notify.C(node)
+	ch, gone := s.notify.C(node), s.notify.Gone(node)
 	var recheck <-chan time.Time
 	if s.opts.Recheck > 0 {
 		t := time.NewTicker(s.opts.Recheck)
@@ -129,10 +129,16 @@ func (s *Service) assignments(w http.ResponseWriter, r *http.Request, node strin
 		}
 		select {
 		case <-ch:
+		case <-gone:
 		case <-recheck:
 		case <-deadline.C:
 			wait = 0 // one last read, then answer
 		case <-r.Context().Done():
+			return
+		}
+		// A node revoked while it waits is answered now, not at its next poll.
+		if err := s.checkAgent(r.Context(), httpapi.PrincipalFrom(r.Context())); err != nil {
+			httpapi.WriteError(w, r, s.log, err)
 			return
 		}
 	}

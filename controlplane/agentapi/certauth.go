@@ -39,6 +39,11 @@ func (s *Service) certPrincipal(ctx context.Context, cert *x509.Certificate) (*a
 		return nil, fmt.Errorf("%w: %w", controlplane.ErrUnauthenticated, err)
 	}
 	now := s.opts.Now()
+	if now.After(cert.NotAfter) {
+		// Verified at the handshake, but a kept-alive connection outlives
+		// it: an expired certificate is refused on every request.
+		return nil, fmt.Errorf("%w: client certificate for node %s expired at %s", controlplane.ErrUnauthenticated, nodeID, cert.NotAfter.UTC().Format(time.RFC3339))
+	}
 	s.certs.mu.Lock()
 	e, ok := s.certs.m[nodeID]
 	s.certs.mu.Unlock()

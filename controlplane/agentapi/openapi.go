@@ -43,6 +43,10 @@ func document(api *httpapi.API) {
 	api.Document(http.MethodPost, p+"/agents/logs", httpapi.Doc{ID: "agent-logs-upload", Summary: "Ship task output chunks",
 		Tags: agents, Request: protocol.LogBatch{}, Status: http.StatusNoContent})
 
+	api.Document(http.MethodPost, p+"/agents/certificate", httpapi.Doc{ID: "renew-agent-certificate", Summary: "Sign a new client certificate for the calling node (renewal; the old one stays valid until it expires)",
+		Tags: agents, Request: protocol.CertRenewRequest{}, Response: protocol.CertRenewResponse{}, Errors: []int{401}})
+	api.Document(http.MethodPost, p+"/nodes/{id}/revoke", httpapi.Doc{ID: "revoke-node", Summary: "Revoke a node: its agent key and certificate are refused from its next request, its long-poll ends; the node is cordoned",
+		Tags: nodes, Response: nodeJSON{}, Errors: []int{404}})
 	api.Document(http.MethodGet, p+"/nodes", httpapi.Doc{ID: "list-nodes", Summary: "List nodes",
 		Tags: nodes, Query: append([]string{"state", "vendor", "q"}, paging...), Response: list[nodeJSON]{}})
 	api.Document(http.MethodGet, p+"/nodes/{id}", httpapi.Doc{ID: "get-node", Summary: "A node with its devices", Tags: nodes, Response: nodeJSON{}, Errors: []int{404}})

@@ -96,6 +96,7 @@ func (s *Service) Mount(api *httpapi.API) {
 	if s.opts.CA != nil {
 		api.SetClientCertAuth(s.certPrincipal)
 	}
+	api.SetAgentCheck(s.checkAgent)
 	admin := func(act auth.Action) httpapi.Access { return httpapi.Perm(auth.ResSettings, act) }
 	api.Handle(http.MethodPost, httpapi.Prefix+"/bootstrap-tokens", admin(auth.ActWrite), http.HandlerFunc(s.createToken))
 	api.Handle(http.MethodGet, httpapi.Prefix+"/bootstrap-tokens", admin(auth.ActRead), http.HandlerFunc(s.listTokens))
@@ -107,6 +108,7 @@ func (s *Service) Mount(api *httpapi.API) {
 	api.Handle(http.MethodGet, httpapi.Prefix+"/agents/assignments", agent, s.agentOnly(s.assignments))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/status", agent, s.agentOnly(s.status))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/logs", agent, s.agentOnly(s.logs))
+	api.Handle(http.MethodPost, httpapi.Prefix+"/agents/certificate", agent, http.HandlerFunc(s.renewCert))
 
 	read := httpapi.Perm(auth.ResNodes, auth.ActRead)
 	write := httpapi.Perm(auth.ResNodes, auth.ActWrite).ForPeople() // operators manage nodes; agents only report
@@ -115,6 +117,7 @@ func (s *Service) Mount(api *httpapi.API) {
 	for _, op := range []string{"cordon", "uncordon", "drain"} {
 		api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/"+op, write, s.humanOnly(s.schedulingOp(op)))
 	}
+	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/revoke", httpapi.Perm(auth.ResNodes, auth.ActDelete).ForPeople(), s.humanOnly(http.HandlerFunc(s.revokeNode)))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/config", write, s.humanOnly(s.manageHandler(manageConfig)))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/agent-logs", write, s.humanOnly(s.manageHandler(manageLogs)))
 	api.Handle(http.MethodPost, httpapi.Prefix+"/nodes/{id}/agent-status", write, s.humanOnly(s.manageHandler(manageStatus)))

@@ -122,6 +122,12 @@ var special = map[string]func(f *fixture) (string, any){
 		return "/api/v1/nodes/" + f.ids["nodes"] + "/config?wait=0", map[string]any{"log_level": "info"}
 	},
 	"* /prometheus/*": func(*fixture) (string, any) { return "/prometheus/api/v1/labels", nil },
+	// Revoking a node ends its agent key: revoke a throwaway node, never
+	// the one whose key walks the routes as agent.
+	"POST /api/v1/nodes/{id}/revoke": func(f *fixture) (string, any) {
+		node, _ := f.s.enrollNode(f.tokens[controlplane.RoleAdmin], f.unique("revokable"), "nvidia", 1)
+		return "/api/v1/nodes/" + node + "/revoke", nil
+	},
 }
 
 var param = regexp.MustCompile(`([^/]+)/\{([^}]+)\}`)

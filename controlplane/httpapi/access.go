@@ -163,6 +163,9 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			p, err = a.certPrincipal(r.Context(), cert)
 		}
 		if err == nil {
+			err = a.checkAgent(r.Context(), p)
+		}
+		if err == nil {
 			err = a.loadMemberships(r.Context(), p)
 		}
 		ctx := r.Context()

@@ -73,6 +73,8 @@ type API struct {
 	admissions  []TaskAdmission // see AddTaskAdmission
 	// certAuth resolves verified client certificates (see SetClientCertAuth).
 	certAuth atomic.Pointer[ClientCertAuth]
+	// agentCheck re-checks agents per request (see SetAgentCheck).
+	agentCheck atomic.Pointer[AgentCheck]
 }
 
 // Route is one registered endpoint and who may call it. Routes() lists

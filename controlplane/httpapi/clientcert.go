@@ -41,3 +41,22 @@ func (a *API) certPrincipal(ctx context.Context, cert *x509.Certificate) (*auth.
 	}
 	return (*f)(ctx, cert)
 }
+
+// AgentCheck re-checks, on every request of a node agent, that its
+// credential still stands (the node not revoked), reading the store: API
+// key and certificate caches would otherwise let a revoked node in for up
+// to their TTL.
+type AgentCheck func(ctx context.Context, p *auth.Principal) error
+
+// SetAgentCheck installs f; the agent API installs one.
+func (a *API) SetAgentCheck(f AgentCheck) { a.agentCheck.Store(&f) }
+
+func (a *API) checkAgent(ctx context.Context, p *auth.Principal) error {
+	if p == nil || p.Role != controlplane.RoleAgent {
+		return nil
+	}
+	if f := a.agentCheck.Load(); f != nil {
+		return (*f)(ctx, p)
+	}
+	return nil
+}

@@ -30,8 +30,11 @@ const caValidity = 10 * 365 * 24 * time.Hour
 type CA struct {
 	Cert    *x509.Certificate
 	CertPEM []byte
-	key     crypto.Signer
-	now     func() time.Time
+	// ClientValidity is the life of the client certificates it signs
+	// (0 = ClientCertValidity). Agents renew at two thirds of it.
+	ClientValidity time.Duration
+	key            crypto.Signer
+	now            func() time.Time
 }
 
 // LoadOrCreate returns the CA in dir, creating an ECDSA P-256 CA there the

@@ -50,13 +50,21 @@ func (c *CA) SignCSR(csrPEM []byte, nodeID string) ([]byte, error) {
 		return nil, err
 	}
 	now := c.now()
-	notAfter := now.Add(ClientCertValidity)
+	validity := c.ClientValidity
+	if validity <= 0 {
+		validity = ClientCertValidity
+	}
+	// Tolerate small clock skew between server and node, but keep the
+	// allowance a small part of a short life, so that the renewal point
+	// (two thirds of NotAfter-NotBefore) stays in the certificate's future.
+	skew := min(5*time.Minute, validity/10)
+	notAfter := now.Add(validity)
 	if notAfter.After(c.Cert.NotAfter) {
 		notAfter = c.Cert.NotAfter
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial, Subject: pkix.Name{CommonName: nodeID, Organization: []string{"HeteroFlow agents"}},
-		NotBefore: now.Add(-5 * time.Minute), // tolerate small clock skew between server and node
+		NotBefore: now.Add(-skew),
 		NotAfter:  notAfter,
 		KeyUsage:  x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		BasicConstraintsValid: true,

@@ -93,6 +93,9 @@ func (s *Server) build(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	if s.ca != nil {
+		s.ca.ClientValidity = time.Duration(s.cfg.TLS.AgentCertValidity)
+	}
 	if s.tls, err = s.cfg.tlsConfig(s.ca); err != nil {
 		return err
 	}

@@ -27,6 +27,9 @@ type TLSConfig struct {
 	// RequireAgentCert refuses agent API keys presented without a client
 	// certificate (401), so a leaked key alone is useless.
 	RequireAgentCert bool `yaml:"require_agent_cert"`
+	// AgentCertValidity is the life of the agent certificates the server
+	// signs (default 90 days); agents renew at two thirds of it.
+	AgentCertValidity Duration `yaml:"agent_cert_validity"`
 }
 
 // Enabled reports whether the listeners serve HTTPS.
@@ -49,6 +52,9 @@ func (t TLSConfig) validate() []error {
 	}
 	if t.ClientCA != "" && !t.MTLS {
 		bad("tls.client_ca is set but tls.mtls is off: enable --mtls or remove the CA")
+	}
+	if t.AgentCertValidity < 0 {
+		bad("tls.agent_cert_validity must not be negative (empty = 90 days)")
 	}
 	if t.RequireAgentCert && !t.MTLS {
 		bad("tls.require_agent_cert needs tls.mtls: agents can only present certificates the server issued")
