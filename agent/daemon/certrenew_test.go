@@ -111,8 +111,11 @@ func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
 		return len(nodes.Items) == 1 && nodes.Items[0].LastHeartbeat != nil
 	}, 20*time.Second, 100*time.Millisecond)
 	nodeID := nodes.Items[0].ID
-	creds, err := credentials.Load(agentDir)
-	require.NoError(t, err)
+	var creds credentials.Credentials
+	require.Eventually(t, func() bool {
+		creds, err = credentials.Load(agentDir)
+		return err == nil // written just after the server enrolled the node
+	}, 10*time.Second, 50*time.Millisecond)
 	leafOf := func() *x509.Certificate {
 		c, _, err := credentials.LoadCert(agentDir)
 		require.NoError(t, err)
