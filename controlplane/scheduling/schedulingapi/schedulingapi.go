@@ -57,6 +57,7 @@ func Mount(api *httpapi.API, s *scheduling.Service, store controlplane.Store) {
 		}
 		return err
 	})
+	mountTenantQuotas(api, h)
 	document(api)
 }
 
@@ -125,9 +126,11 @@ func (h *handlers) putOrder(w http.ResponseWriter, r *http.Request) {
 
 // ---- quotas ----
 
+// listQuotas lists the quotas of the caller's tenants (every quota for
+// cluster-wide roles).
 func (h *handlers) listQuotas(w http.ResponseWriter, r *http.Request) {
 	out, err := h.s.Quotas(r.Context())
-	h.answer(w, r, http.StatusOK, out, err)
+	h.answer(w, r, http.StatusOK, visibleQuotas(r.Context(), out), err)
 }
 
 func (h *handlers) createQuota(w http.ResponseWriter, r *http.Request) {
@@ -150,6 +153,9 @@ func (h *handlers) getQuota(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := h.s.Quota(r.Context(), id)
+	if p := httpapi.PrincipalFrom(r.Context()); err == nil && !p.ClusterWide() && p.MembershipOf(out.Tenant) == nil {
+		err = controlplane.ErrNotFound // another tenant's quota
+	}
 	h.answer(w, r, http.StatusOK, out, err)
 }
 
