@@ -30,6 +30,9 @@ var open = map[string]bool{
 	"POST /api/v1/auth/login": true, "POST /api/v1/auth/refresh": true, "POST /api/v1/auth/register": true,
 	"POST /api/v1/auth/logout": true, "GET /api/v1/auth/me": true,
 	"GET /api/v1/auth/tenants": true, "PUT /api/v1/auth/tenant": true,
+	// single sign-on: the providers list, the browser's redirects, the hand-off and logout
+	"GET /api/v1/auth/oidc/providers": true, "GET /api/v1/auth/oidc/{provider}/start": true,
+	"GET /api/v1/auth/oidc/{provider}/callback": true, "POST /api/v1/auth/oidc/session": true, "POST /api/v1/auth/oidc/logout": true,
 	"POST /api/v1/agents/enroll": true, "GET /downloads/{file}": true, "GET /deploy-agent-all-in-one.sh": true,
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
+	"github.com/heteroflow/heteroflow/controlplane/auth/oidcauth"
 )
 
 // Prefix is where the versioned REST API lives.
@@ -51,7 +52,9 @@ type Options struct {
 	// RateLimits is the per-caller request budget; the zero value turns
 	// it off (tests), servers pass their configuration.
 	RateLimits RateLimits
-	Now        func() time.Time
+	// OIDC signs users in at OpenID providers; nil: none configured.
+	OIDC *oidcauth.RP
+	Now  func() time.Time
 }
 
 // API is the HTTP handler of the control plane.
@@ -144,6 +147,7 @@ func New(o Options) (*API, error) {
 	a.Document(http.MethodGet, "/health/live", Doc{ID: "health-live", Summary: "Liveness: the process serves HTTP", Tags: []string{"server"}, Response: HealthJSON{}})
 	a.Document(http.MethodGet, "/metrics", Doc{ID: "server-metrics", Summary: "The server's own metrics in the Prometheus text format (needs metrics:read)", Tags: []string{"server"}, ResponseType: "text/plain"})
 	a.registerAuth()
+	a.registerOIDC()
 	a.registerUsers()
 	a.registerSettings()
 	a.registerLinks()

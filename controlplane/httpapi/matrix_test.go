@@ -24,7 +24,10 @@ var (
 // matrixCase says who may call a route and how to build a valid request
 // for role r (fresh resources each time, so every allowed call succeeds).
 type matrixCase struct {
-	public  bool
+	public bool
+	// status is what a public route answers the matrix's anonymous
+	// request when that is not 2xx (0: any 2xx).
+	status  int
 	allowed []controlplane.Role
 	req     func(e *env, r controlplane.Role) (path string, body any)
 }
@@ -53,7 +56,16 @@ var matrix = map[string]matrixCase{
 	}},
 	"POST /api/v1/auth/logout": {allowed: anyRole, req: fixed("/api/v1/auth/logout", map[string]string{"refresh_token": "unknown"})},
 	"GET /api/v1/auth/me":      {allowed: anyRole, req: fixed("/api/v1/auth/me", nil)},
-	"GET /api/v1/users":        {allowed: adminOnly, req: fixed("/api/v1/users?role=viewer&q=view", nil)},
+	// Single sign-on with no provider configured: the list is empty, a
+	// start or callback sends the browser back to /login with the code
+	// (followed here: the API has no /login, 404), and a session
+	// redemption without the hand-off cookie is bad input.
+	"GET /api/v1/auth/oidc/providers":           {public: true, req: fixed("/api/v1/auth/oidc/providers", nil)},
+	"GET /api/v1/auth/oidc/{provider}/start":    {public: true, status: http.StatusNotFound, req: fixed("/api/v1/auth/oidc/corp/start", nil)},
+	"GET /api/v1/auth/oidc/{provider}/callback": {public: true, status: http.StatusNotFound, req: fixed("/api/v1/auth/oidc/corp/callback?state=x&code=y", nil)},
+	"POST /api/v1/auth/oidc/session":            {public: true, status: http.StatusBadRequest, req: fixed("/api/v1/auth/oidc/session", nil)},
+	"POST /api/v1/auth/oidc/logout":             {allowed: anyRole, req: fixed("/api/v1/auth/oidc/logout", map[string]string{"refresh_token": "unknown"})},
+	"GET /api/v1/users":                         {allowed: adminOnly, req: fixed("/api/v1/users?role=viewer&q=view", nil)},
 	"POST /api/v1/users": {allowed: adminOnly, req: func(e *env, _ controlplane.Role) (string, any) {
 		return "/api/v1/users", map[string]string{"username": e.unique("u"), "password": testPassword, "role": "user"}
 	}},
@@ -182,7 +194,11 @@ func TestPermissionMatrix(t *testing.T) {
 			}
 			ok2xx := func(s int) bool { return s >= 200 && s < 300 }
 			if mc.public {
-				check("anonymous", "", ok2xx, "2xx", "")
+				want, desc := ok2xx, "2xx"
+				if mc.status != 0 {
+					want, desc = func(s int) bool { return s == mc.status }, fmt.Sprint(mc.status)
+				}
+				check("anonymous", "", want, desc, "")
 			} else {
 				check("anonymous", "", func(s int) bool { return s == http.StatusUnauthorized }, "401", "")
 				check("bad token", "not-a-token", func(s int) bool { return s == http.StatusUnauthorized }, "401", "")
@@ -192,7 +208,9 @@ func TestPermissionMatrix(t *testing.T) {
 				for _, a := range mc.allowed {
 					allowed = allowed || a == r
 				}
-				if allowed {
+				if allowed && mc.status != 0 {
+					check(string(r), e.tokens[r], func(s int) bool { return s == mc.status }, fmt.Sprint(mc.status), r)
+				} else if allowed {
 					check(string(r), e.tokens[r], ok2xx, "2xx", r)
 				} else {
 					check(string(r), e.tokens[r], func(s int) bool { return s == http.StatusForbidden }, "403", r)

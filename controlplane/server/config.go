@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/heteroflow/heteroflow/controlplane/auth/ldapauth"
+	"github.com/heteroflow/heteroflow/controlplane/auth/oidcauth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/storeopen"
@@ -117,6 +118,9 @@ type AuthConfig struct {
 	// LDAP signs users in against a directory (bind-search-bind); off
 	// while auth.ldap.urls is empty.
 	LDAP ldapauth.Config `yaml:"ldap"`
+	// OIDC lists the OpenID providers of single sign-on (the console's
+	// "Sign in with …" buttons).
+	OIDC []oidcauth.ProviderConfig `yaml:"oidc,omitempty"`
 }
 
 // signingKeyFile is Auth.SigningKeyFile defaulted under DataDir.
@@ -244,6 +248,9 @@ func (c Config) Validate() error {
 		bad("auth.apikey_cache_ttl must be between 0 and 10m (it bounds how long a revoked key keeps working on other servers)")
 	}
 	if err := a.LDAP.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := oidcauth.ValidateAll(a.OIDC); err != nil {
 		errs = append(errs, err)
 	}
 	switch c.Scheduling.PreemptMode {

@@ -19,6 +19,7 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/auth/ldapauth"
+	"github.com/heteroflow/heteroflow/controlplane/auth/oidcauth"
 	"github.com/heteroflow/heteroflow/controlplane/httpapi"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore"
 	"github.com/heteroflow/heteroflow/controlplane/metricstore/promapi"
@@ -133,11 +134,24 @@ func (s *Server) build(ctx context.Context, o Options) error {
 			Action: "user.bootstrap", Target: "user/" + BootstrapAdmin, Result: "ok"})
 		s.log.Info("created bootstrap administrator", "username", BootstrapAdmin)
 	}
+	var rp *oidcauth.RP
+	if len(a.OIDC) > 0 {
+		providers := append([]oidcauth.ProviderConfig(nil), a.OIDC...)
+		for i := range providers {
+			if err := providers[i].LoadSecret(o.Getenv); err != nil {
+				return err
+			}
+		}
+		if rp, err = oidcauth.New(oidcauth.Options{Providers: providers, SigningKey: key, Auth: svc,
+			Logger: s.log.With("component", "oidc")}); err != nil {
+			return err
+		}
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.api, err = httpapi.New(httpapi.Options{Store: s.store, Auth: svc, Auditor: s.auditor, Logger: s.log, Registry: reg,
 		CORSOrigins: s.cfg.CORSOrigins, MaxBodyBytes: s.cfg.MaxBodyBytes, Version: o.Version,
-		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert, RateLimits: s.cfg.RateLimit, GrafanaURL: s.cfg.GrafanaURL})
+		AllowRegistration: s.cfg.AllowRegistration, RequireAgentCert: s.cfg.TLS.RequireAgentCert, RateLimits: s.cfg.RateLimit, GrafanaURL: s.cfg.GrafanaURL, OIDC: rp})
 	if err != nil {
 		return err
 	}
