@@ -111,7 +111,8 @@ describe('web console', () => {
     await page.getByTestId('login-submit').click();
     await page.waitForURL(/\/tasks$/); // back to the page asked for before login
     await until(async () => (await page.getByTestId('current-user').getAttribute('title')) === 'admin', 'current user in header');
-    // Pages not registered yet have no menu entry (never a disabled one or placeholder content).
+    // Pages this server does not serve have no menu entry (never a disabled one or placeholder
+    // content): Clusters is a hub's page, and this server is not a hub.
     assert.equal(await page.getByTestId('nav-clusters').count(), 0);
   });
 

@@ -5,6 +5,7 @@ import workflowsEn from './workflows.en';
 import billingEn from './billing.en';
 import tenantsEn from './tenants.en';
 import ssoEn from './sso.en';
+import clustersEn from './clusters.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsEn, // alerts: the Alerts page
@@ -12,6 +13,7 @@ const en = {
   ...billingEn, // bill: Billing page
   ...tenantsEn, // ten: Tenants page, tenant switch
   ...ssoEn, // sso: LDAP and OpenID sign-in
+  ...clustersEn, // clu: Clusters page, cluster switch (hub)
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',

@@ -6,6 +6,7 @@ import workflowsZh from './workflows.zh';
 import billingZh from './billing.zh';
 import tenantsZh from './tenants.zh';
 import ssoZh from './sso.zh';
+import clustersZh from './clusters.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
@@ -14,6 +15,7 @@ const zh: Messages = {
   ...billingZh, // bill: Billing page
   ...tenantsZh, // ten: Tenants page, tenant switch
   ...ssoZh, // sso: LDAP and OpenID sign-in
+  ...clustersZh, // clu: Clusters page, cluster switch (hub)
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',

@@ -7,6 +7,7 @@ import type { MenuProps } from 'antd';
 import { LineChartOutlined, LogoutOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { clusters } from '../api/clusters';
 import { links } from '../api/endpoints';
 import { prom } from '../api/prometheus';
 import { logout } from '../api/session';
@@ -15,6 +16,7 @@ import { atLeast } from '../auth/roles';
 import { LANGS, setLang, type Lang } from '../i18n';
 import { NAV } from './nav';
 import TenantSwitch from './TenantSwitch';
+import ClusterSwitch from './ClusterSwitch';
 
 const { Header, Sider, Content } = Layout;
 
@@ -45,7 +47,10 @@ export default function MainLayout() {
   const grafanaURL = linkQuery.data?.grafana_url;
   // Only registered pages are listed, and the explorer only where the
   // server's Prometheus-compatible API answers: every entry works.
-  const available = (n: (typeof NAV)[number]) => !!n.page && !n.hidden && (n.needs !== 'prometheus' || promProbe.isSuccess);
+  // Clusters only on a hub: a server that is not one answers 404.
+  const hubProbe = useQuery({ queryKey: ['clusters'], queryFn: clusters.list, retry: false, meta: { inlineErrors: true } });
+  const capable = { prometheus: promProbe.isSuccess, hub: hubProbe.isSuccess };
+  const available = (n: (typeof NAV)[number]) => !!n.page && !n.hidden && (!n.needs || capable[n.needs]);
 
   const items: MenuProps['items'] = NAV.filter((n) => available(n) && atLeast(user?.role, n.minRole)).map((n) => ({
     key: n.path,
@@ -91,6 +96,7 @@ export default function MainLayout() {
                 {t('common.grafana')}
               </Button>
             )}
+            <ClusterSwitch />
             <TenantSwitch />
             <Select<Lang>
               data-testid="lang-switch"

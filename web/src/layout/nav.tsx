@@ -34,7 +34,7 @@ export interface NavItem {
   /** subPaths are more routes of the same page (e.g. '/tasks/:id'). */
   subPaths?: string[];
   /** needs names a server capability probed at runtime; without it the entry is not shown. */
-  needs?: 'prometheus';
+  needs?: 'prometheus' | 'hub';
   /** hidden pages have a route but no menu entry. */
   hidden?: boolean;
 }
@@ -48,7 +48,7 @@ export const NAV: NavItem[] = [
   { key: 'slices', path: '/slices', icon: <PartitionOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/slices/SlicesPage')) },
   { key: 'alerts', path: '/alerts', icon: <AlertOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/alerts/AlertsPage')) },
   { key: 'plugins', path: '/plugins', icon: <ApiOutlined />, minRole: 'operator', page: lazy(() => import('../pages/plugins/PluginsPage')) },
-  { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator' },
+  { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator', needs: 'hub', page: lazy(() => import('../pages/clusters/ClustersPage')) },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },
   { key: 'users', path: '/users', icon: <TeamOutlined />, minRole: 'admin', page: lazy(() => import('../pages/users/UsersPage')) },
   { key: 'tenants', path: '/tenants', icon: <BankOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tenants/TenantsPage')) },
