@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
 )
 
 // HubConfig makes this server a hub: it registers member clusters (other
@@ -35,6 +36,27 @@ const (
 	// HA the shared HA secret key does).
 	hubKeyFile = "hub.key"
 )
+
+// UnmarshalYAML accepts `hub: true` as well as the mapping
+// (hub: {enabled: true, poll_interval: 10s}); unknown keys are errors, as
+// everywhere in the file.
+func (h *HubConfig) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&h.Enabled)
+	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: hub must be true, false or a mapping (enabled, poll_interval, timeout)", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case "enabled", "poll_interval", "timeout":
+		default:
+			return fmt.Errorf("line %d: field %s not found in hub (enabled, poll_interval, timeout)", n.Content[i].Line, k)
+		}
+	}
+	type plain HubConfig // without this method
+	return n.Decode((*plain)(h))
+}
 
 func hubDefaults() HubConfig {
 	return HubConfig{PollInterval: Duration(10 * time.Second), Timeout: Duration(10 * time.Second)}
