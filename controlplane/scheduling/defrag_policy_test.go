@@ -12,6 +12,7 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
 func TestParseQuietWindow(t *testing.T) {
@@ -100,6 +101,14 @@ func TestDefragPolicyEndToEnd(t *testing.T) {
 	require.ElementsMatch(t, []int32{500, 500, 0, 0}, devicesUsed(h), "two half-used devices")
 	before := fragScore(h)
 	require.InDelta(t, 1000.0/3000, before, 1e-9, "1,000 of 3,000 free milli stranded")
+	ans, err := h.svc.PlanDefrag(h.ctx)
+	require.NoError(t, err)
+	require.Equal(t, DefragPolicyView{Automatic: true, Threshold: 0.2, MaxMovesPerHour: 2, QuietHours: []string{"00:00-00:05"},
+		TimeZone: "UTC", QuietNow: true}, ans.Policy)
+	require.Len(t, ans.Plan.Freed, 1)
+	require.Len(t, ans.Plan.Freed[0].Moves, 2)
+	require.InDelta(t, before, ans.Plan.ScoreBefore, 1e-9)
+	require.Zero(t, ans.Plan.ScoreAfter)
 	runs := func(result string) float64 { return testutil.ToFloat64(h.svc.m.defragRuns.WithLabelValues(result)) }
 
 	// Quiet hours (00:00-00:05 UTC): the policy holds back.
@@ -209,4 +218,51 @@ func TestDefragPolicyValidation(t *testing.T) {
 	c := Config{Defrag: DefragPolicy{Threshold: 0.4}}
 	require.NoError(t, c.fill())
 	require.Equal(t, time.Minute, c.Defrag.Interval)
+}
+
+// The planner frees a device only if fragmentation against the recent
+// workload (slicing rules) does not grow. Device 0 holds 400 milli, device 1
+// 200 milli: emptying device 1 onto device 0 leaves 400 and 1000 free.
+//   - workload {200}: both devices take 200 before and after → F stays 0,
+//     the move is planned (score 1 → 400/1400);
+//   - workload {200, 400, 600} (⅓ each): afterwards device 0's 400 free
+//     cannot take 600 while device 1 can → F = ⅓ · 400 = 133.3 milli
+//     = 6.67 % of 2,000 → the move would strand capacity, not planned.
+func TestDefragPlanKeepsWorkloadFragmentation(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, Config{})
+	h.addNode("n1", inventory.VendorNVIDIA, "Tesla T4", 2, 15360)
+	for _, x := range []struct {
+		pct int
+		dur string
+	}{{40, "1000000"}, {60, "3"}, {20, "1000000"}} {
+		h.submit(controlplane.TaskSpec{Name: "t", DeviceCount: 1, MemoryMiB: 1024, ComputePercent: x.pct,
+			QoS: controlplane.QoSBronze, Labels: map[string]string{"duration": x.dur}})
+	}
+	for range 8 {
+		h.step()
+	}
+	require.Equal(t, []int32{400, 200}, devicesUsed(h))
+	shape := func(pct float64) model.Request {
+		r := model.Request{DeviceCount: 1, ComputePercent: pct, MemoryMiB: 1024, QoS: model.QoSBronze}
+		require.NoError(t, r.Normalize())
+		return r
+	}
+	sn, err := h.svc.freshSnapshot(h.ctx)
+	require.NoError(t, err)
+	p := planDefrag(sn, []model.Request{shape(20)})
+	require.Len(t, p.Freed, 1)
+	require.Equal(t, 1, p.Freed[0].Device)
+	require.InDelta(t, 1.0, p.ScoreBefore, 1e-9)
+	require.InDelta(t, 400.0/1400, p.ScoreAfter, 1e-9)
+	require.Zero(t, p.WorkloadFragBefore)
+	require.Zero(t, p.WorkloadFragAfter)
+
+	sn, err = h.svc.freshSnapshot(h.ctx)
+	require.NoError(t, err)
+	p = planDefrag(sn, []model.Request{shape(20), shape(40), shape(60)})
+	require.Empty(t, p.Freed, "the move would strand 400 milli for the 600-milli shape")
+	require.Zero(t, p.WorkloadFragBefore)
+	require.Zero(t, p.WorkloadFragAfter, "the snapshot is left as it was")
+	require.InDelta(t, 1.0, p.ScoreAfter, 1e-9)
 }

@@ -513,8 +513,32 @@ func ratio(a, b float64) *float64 {
 
 // DefragAnswer is the current plan and whether executing it is allowed.
 type DefragAnswer struct {
-	Plan           DefragPlan `json:"plan"`
-	ExecuteAllowed bool       `json:"execute_allowed"`
+	Plan           DefragPlan       `json:"plan"`
+	ExecuteAllowed bool             `json:"execute_allowed"`
+	Policy         DefragPolicyView `json:"policy"`
+}
+
+// DefragPolicyView is the automatic defragmentation policy as configured.
+type DefragPolicyView struct {
+	Automatic       bool     `json:"automatic" doc:"The leader runs the policy: allow_defrag and a threshold above 0"`
+	Threshold       float64  `json:"threshold" doc:"Fragmentation score (0..1) from which moves start"`
+	MaxMovesPerHour int      `json:"max_moves_per_hour" doc:"Most tasks moved in any hour, 0 = no limit"`
+	QuietHours      []string `json:"quiet_hours" doc:"Daily windows without automatic moves (HH:MM-HH:MM)"`
+	TimeZone        string   `json:"time_zone" doc:"Time zone of the quiet hours"`
+	QuietNow        bool     `json:"quiet_now" doc:"The current time is in a quiet window"`
+}
+
+func (s *Service) policyView() DefragPolicyView {
+	p := s.cfg.Defrag
+	v := DefragPolicyView{Automatic: s.cfg.AllowDefrag && p.Threshold > 0, Threshold: p.Threshold, MaxMovesPerHour: p.MaxMovesPerHour,
+		QuietHours: []string{}, TimeZone: "UTC", QuietNow: p.quiet(s.now())}
+	if p.Location != nil {
+		v.TimeZone = p.Location.String()
+	}
+	for _, w := range p.QuietHours {
+		v.QuietHours = append(v.QuietHours, w.String())
+	}
+	return v
 }
 
 // DefragExecuted is an executed plan and the tasks it requeued.
@@ -533,7 +557,7 @@ func (s *Service) PlanDefrag(ctx context.Context) (DefragAnswer, error) {
 	s.mu.Lock()
 	reqs := append([]model.Request(nil), s.shapes.reqs...)
 	s.mu.Unlock()
-	return DefragAnswer{Plan: planDefrag(sn, reqs), ExecuteAllowed: s.cfg.AllowDefrag}, nil
+	return DefragAnswer{Plan: planDefrag(sn, reqs), ExecuteAllowed: s.cfg.AllowDefrag, Policy: s.policyView()}, nil
 }
 
 // ExecuteDefrag requeues the plan's moves, when the configuration allows
