@@ -29,33 +29,64 @@ const weightScale = 1e6
 // usable: can device d (free milli, free memory, still shareable) take one
 // slice of spec m?
 func (m *fragSpec) usable(d *model.Device, homog bool, free int32, memFree int64, shareable bool) bool {
-	return shareable && free >= m.milli && (homog || m.allowed[d.ModelID()]) && (m.mem == 0 || memFree >= m.mem)
+	return shareable && free >= m.milli && (homog || m.allowed[d.ModelID()]) && (m.mem == 0 || memFree >= m.memChk)
 }
 
-// fits is usable for the current state of device d: FGD's rule, or under
-// slicing rules the tier's placement rule (model.FitDevice).
-func (m *fragSpec) fits(d *model.Device, st *model.DeviceState, homog bool, ratio int64) bool {
-	if m.fit == nil {
-		return m.usable(d, homog, st.FreeMilli, d.MemoryMiB-st.MemUsed, shareable(st))
+// Isolation classes of a shape under slicing rules: which devices its tier
+// may use at all (model.FitDevice's tier rules, precomputed per node as
+// device bit sets so the hot loops test one bit).
+const (
+	isoAny     = iota // FGD's rule: every device
+	isoSilver         // Silver, one device: driver limits, not in MIG mode
+	isoSilverN        // Silver over several devices: also not one-device-only (MPS, Cambricon split)
+	isoBronze         // Bronze: software sharing, not in MIG mode
+	isoClasses
+)
+
+// isoSets are one node's device bit sets per isolation class.
+type isoSets [isoClasses]uint64
+
+func nodeIsoSets(n *model.Node) isoSets {
+	var s isoSets
+	high := ^uint64(0) << len(n.Devices) // bits of no device: set, so a class every device is in is all ones
+	for c := range s {
+		s[c] = high
 	}
-	if !homog && !m.allowed[d.ModelID()] {
-		return false
+	s[isoAny] = ^uint64(0)
+	for i := range n.Devices {
+		d := &n.Devices[i]
+		bit := uint64(1) << i
+		if d.MIG {
+			continue // runs only inside MIG instances: Gold, priced by FitDevice
+		}
+		if d.Isolation.DriverLimits != "" {
+			s[isoSilver] |= bit
+			if !vendorcatalog.SilverOneDeviceOnly(d.Vendor, d.Isolation.DriverLimits) {
+				s[isoSilverN] |= bit
+			}
+		}
+		if d.Isolation.Sharing {
+			s[isoBronze] |= bit
+		}
 	}
-	if m.fit.QoS == model.QoSGold || d.MIG {
+	return s
+}
+
+// fits is usable for the current state of device d. A Gold shape under
+// slicing rules asks model.FitDevice (a MIG profile or vNPU template with
+// room, or a whole free device); every other shape uses FGD's rule on
+// devices its tier may use (isoOK), which for Silver and Bronze is exactly
+// FitDevice's rule (TestSharedFitsAgreesWithFitDevice) at a fraction of
+// its cost.
+func (m *fragSpec) fits(d *model.Device, st *model.DeviceState, homog, isoOK bool, ratio int64) bool {
+	if m.gold {
+		if !homog && !m.allowed[d.ModelID()] {
+			return false
+		}
 		_, ok := model.FitDevice(d, st, m.fit, ratio)
 		return ok
 	}
-	// Silver and Bronze: model.FitDevice's rule spelt out for the hot path
-	// (the cache recomputes every spec on every device of a changed node);
-	// TestSharedFitsAgreesWithFitDevice holds the two together.
-	if m.fit.QoS == model.QoSSilver {
-		if d.Isolation.DriverLimits == "" || (m.n > 1 && vendorcatalog.SilverOneDeviceOnly(d.Vendor, d.Isolation.DriverLimits)) {
-			return false
-		}
-	} else if !d.Isolation.Sharing {
-		return false
-	}
-	return shareable(st) && st.FreeMilli >= m.milli && (m.mem == 0 || st.MemUsed+m.memAcc <= d.MemoryMiB)
+	return isoOK && m.usable(d, homog, st.FreeMilli, d.MemoryMiB-st.MemUsed, shareable(st))
 }
 
 // slotsOn is how many slices of m a device with free milli could take.
@@ -137,12 +168,19 @@ func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
 	nc.f = 0
 	hs := hostState{cpu: n.FreeCPU, mem: n.FreeMem}
 	ratio := p.h.Cluster().RatioMilli()
+	iso := p.isoOf(n)
 	for si := range p.specs {
 		m := &p.specs[si]
 		cnt, lt, slots := 0, int64(0), int32(0)
 		for d := range n.Devices {
 			st := &n.Devices[d]
-			if m.fits(&devs[d], st, homog >= 0, ratio) {
+			var ok bool
+			if m.gold {
+				ok = m.fits(&devs[d], st, homog >= 0, true, ratio)
+			} else {
+				ok = iso[m.cls]&(1<<d) != 0 && m.usable(&devs[d], homog >= 0, st.FreeMilli, devs[d].MemoryMiB-st.MemUsed, shareable(st))
+			}
+			if ok {
 				cnt++
 				slots += m.slotsOn(st.FreeMilli)
 			} else {
@@ -154,6 +192,15 @@ func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
 	}
 	nc.version = n.Version
 	return nc
+}
+
+// isoOf is n's device bit sets per isolation class.
+func (p *Fragmentation) isoOf(n *model.NodeInfo) *isoSets {
+	if n.Index < len(p.iso) {
+		return &p.iso[n.Index]
+	}
+	s := nodeIsoSets(n.Node)
+	return &s
 }
 
 func (p *Fragmentation) homogOf(n *model.NodeInfo) int {
@@ -173,8 +220,16 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 		totalAfter -= int64(slices[i].ComputeMilli)
 	}
 	homog := p.homogOf(n)
+	iso := p.isoOf(n)
 	devs := n.Node.Devices
 	before := hostState{cpu: n.FreeCPU, mem: n.FreeMem}
+	if p.slicingGold {
+		// Each changed device's state after the placement, once for all
+		// Gold specs (FitDevice needs the whole state).
+		for i := range slices {
+			p.after[i] = n.Devices[slices[i].Device].With(&slices[i], ratio)
+		}
+	}
 	var delta int64
 	for si := range p.specs {
 		m := &p.specs[si]
@@ -183,7 +238,14 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 			s := &slices[i]
 			d, st := &devs[s.Device], &n.Devices[s.Device]
 			memFree := d.MemoryMiB - st.MemUsed
-			if m.fits(d, st, homog >= 0, ratio) {
+			isoOK := iso[m.cls]&(1<<s.Device) != 0
+			var usableBefore bool
+			if m.gold {
+				usableBefore = m.fits(d, st, homog >= 0, true, ratio)
+			} else {
+				usableBefore = isoOK && m.usable(d, homog >= 0, st.FreeMilli, memFree, shareable(st))
+			}
+			if usableBefore {
 				cnt--
 				slots -= m.slotsOn(st.FreeMilli)
 			} else {
@@ -191,11 +253,10 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 			}
 			free := st.FreeMilli - s.ComputeMilli
 			var usableAfter bool
-			if m.fit != nil {
-				after := st.With(s, ratio)
-				usableAfter = m.fits(d, &after, homog >= 0, ratio)
+			if m.gold {
+				usableAfter = m.fits(d, &p.after[i], homog >= 0, true, ratio)
 			} else {
-				usableAfter = m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold)
+				usableAfter = isoOK && m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold)
 			}
 			if usableAfter {
 				cnt++

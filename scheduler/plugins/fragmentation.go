@@ -30,6 +30,9 @@ type Fragmentation struct {
 	demandExp float64
 	host      bool
 	slicing   bool
+	// slicingGold: some spec is Gold under slicing rules, so candidates need
+	// the devices' states after them (scratch after).
+	slicingGold bool
 	// pending is the latest workload from SetWorkload (any goroutine);
 	// PreScore, on the scheduling goroutine, compiles it into specs. Assign
 	// and Score therefore run lock-free: the framework serialises cycles.
@@ -40,10 +43,12 @@ type Fragmentation struct {
 	epoch uint64 // cluster epoch the per-node caches were sized for
 	scale float64
 	nodes []nodeCache
-	homog []int // node → its single model id, or -1 when mixed
+	homog []int     // node → its single model id, or -1 when mixed
+	iso   []isoSets // node → its devices per isolation class (slicing rules)
 	cands []cand
-	one   [1]model.Slice // scratch: one candidate slice, no allocation
-	nmod  int            // cluster model count specs were compiled against
+	one   [1]model.Slice                             // scratch: one candidate slice, no allocation
+	after [model.MaxDevicesPerNode]model.DeviceState // scratch: device states after a candidate (slicing rules)
+	nmod  int                                        // cluster model count specs were compiled against
 }
 
 type fragSpec struct {
@@ -60,7 +65,9 @@ type fragSpec struct {
 	// slot, compute and memory, or a whole free device). nil = FGD's rule
 	// (free compute and memory, device not held by Gold).
 	fit    *model.Request
-	memAcc int64 // device memory one slice counts against a device (Bronze overcommit applied)
+	gold   bool  // fit is Gold: priced by FitDevice
+	cls    uint8 // isolation class (isoAny under FGD's rule)
+	memChk int64 // device memory a device must have free: mem, Bronze overcommit applied under slicing rules
 }
 
 type fragmentationArgs struct {
@@ -184,9 +191,11 @@ func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framewor
 		p.epoch = cl.Epoch
 		p.nodes = make([]nodeCache, len(cl.Nodes))
 		p.homog = make([]int, len(cl.Nodes))
+		p.iso = make([]isoSets, len(cl.Nodes))
 		p.scale = model.WholeMilli
 		for i, n := range cl.Nodes {
 			p.homog[i] = homogeneousModel(n.Node)
+			p.iso[i] = nodeIsoSets(n.Node)
 			p.scale = max(p.scale, float64(len(n.Devices)*model.WholeMilli))
 		}
 		p.nmod = -1
@@ -195,6 +204,28 @@ func (p *Fragmentation) PreScore(_ context.Context, c *framework.Cycle) framewor
 		p.compileLocked(cl.Models())
 	}
 	return framework.OK
+}
+
+// applySlicing sets the spec's tier rules: Gold is priced by FitDevice,
+// Silver and Bronze by FGD's rule on the devices of their isolation class,
+// with Bronze memory overcommitted by ratio.
+func (m *fragSpec) applySlicing(s WorkloadSpec, ratio int64) {
+	m.fit = sliceRequest(s)
+	if m.fit == nil {
+		return
+	}
+	switch m.fit.QoS {
+	case model.QoSGold:
+		m.gold = true
+	case model.QoSSilver:
+		m.cls = isoSilver
+		if m.n > 1 {
+			m.cls = isoSilverN
+		}
+	default:
+		m.cls = isoBronze
+	}
+	m.memChk = model.AccountedMiB(&model.Slice{MemoryMiB: m.mem, QoS: m.fit.QoS}, ratio)
 }
 
 // sliceRequest is one device's slice of a shape, as model.FitDevice takes
@@ -226,6 +257,13 @@ func homogeneousModel(n *model.Node) int {
 
 func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 	p.specs = p.specs[:0]
+	p.slicingGold = false
+	var restrictive [isoClasses]bool // some device of the cluster is outside the class
+	for _, sets := range p.iso {
+		for c := range sets {
+			restrictive[c] = restrictive[c] || sets[c] != ^uint64(0)
+		}
+	}
 	for _, s := range p.raw {
 		fs := fragSpec{cpu: s.CPUMilli, n: s.DeviceCount, milli: s.ComputeMilli, mem: s.MemoryMiB, hostMem: s.HostMemoryMiB,
 			w:       int64(math.Round(s.Weight * weightScale)),
@@ -234,10 +272,12 @@ func (p *Fragmentation) compileLocked(models []model.ModelKey) {
 		for id, m := range models {
 			fs.allowed[id] = r.ModelAllowed(m.Vendor, m.Model)
 		}
+		fs.memChk = fs.mem
 		if p.slicing && s.DeviceCount > 0 {
-			fs.fit = sliceRequest(s)
-			if fs.fit != nil {
-				fs.memAcc = model.AccountedMiB(&model.Slice{MemoryMiB: fs.mem, QoS: fs.fit.QoS}, p.h.Cluster().RatioMilli())
+			fs.applySlicing(s, p.h.Cluster().RatioMilli())
+			p.slicingGold = p.slicingGold || fs.gold
+			if !restrictive[fs.cls] {
+				fs.cls = isoAny // every device of the cluster is of the class: skip the bit test's work
 			}
 		}
 		p.specs = append(p.specs, fs)

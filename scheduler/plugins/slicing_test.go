@@ -194,13 +194,14 @@ func TestSharedFitsAgreesWithFitDevice(t *testing.T) {
 							continue
 						}
 						spec := WorkloadSpec{DeviceCount: n, ComputeMilli: milli, MemoryMiB: mem, QoS: q}
-						fs := fragSpec{n: n, milli: milli, mem: mem, fit: sliceRequest(spec)}
+						fs := fragSpec{n: n, milli: milli, mem: mem}
+						fs.applySlicing(spec, ratio)
 						require.NotNil(t, fs.fit)
-						fs.memAcc = model.AccountedMiB(&model.Slice{MemoryMiB: mem, QoS: q}, ratio)
 						for di := range devs {
+							iso := nodeIsoSets(&model.Node{Devices: devs[di : di+1]})
 							for si := range states {
 								_, want := model.FitDevice(&devs[di], &states[si], fs.fit, ratio)
-								require.Equal(t, want, fs.fits(&devs[di], &states[si], true, ratio),
+								require.Equal(t, want, fs.fits(&devs[di], &states[si], true, iso[fs.cls]&1 != 0, ratio),
 									"%s %dx%d/%d MiB on %s state %d ratio %d", q, n, milli, mem, devs[di].Model, si, ratio)
 							}
 						}
