@@ -4,7 +4,7 @@
 // server's English message (translated by serverText where known).
 import i18n from './index';
 
-const NAMESPACES = ['alerts.errors', 'sso.errors', 'clu.errors'];
+const NAMESPACES = ['alerts.errors', 'sso.errors', 'clu.errors', 'quo.errors'];
 
 /** codedText is the translation of a server error code, or null. */
 export function codedText(code: string, params?: Record<string, string>): string | null {

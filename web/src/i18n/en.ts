@@ -6,6 +6,7 @@ import billingEn from './billing.en';
 import tenantsEn from './tenants.en';
 import ssoEn from './sso.en';
 import clustersEn from './clusters.en';
+import quotasEn from './quotas.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsEn, // alerts: the Alerts page
@@ -14,6 +15,7 @@ const en = {
   ...tenantsEn, // ten: Tenants page, tenant switch
   ...ssoEn, // sso: LDAP and OpenID sign-in
   ...clustersEn, // clu: Clusters page, cluster switch (hub)
+  ...quotasEn, // quo: Quotas page
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',
@@ -30,6 +32,7 @@ const en = {
     metrics: 'Metrics explorer',
     billing: 'Billing',
     tenants: 'Tenants',
+    quotas: 'Quotas',
     comingSoon: 'Coming soon',
   },
   common: {

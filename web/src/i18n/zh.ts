@@ -7,6 +7,7 @@ import billingZh from './billing.zh';
 import tenantsZh from './tenants.zh';
 import ssoZh from './sso.zh';
 import clustersZh from './clusters.zh';
+import quotasZh from './quotas.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
@@ -16,6 +17,7 @@ const zh: Messages = {
   ...tenantsZh, // ten: Tenants page, tenant switch
   ...ssoZh, // sso: LDAP and OpenID sign-in
   ...clustersZh, // clu: Clusters page, cluster switch (hub)
+  ...quotasZh, // quo: Quotas page
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',
@@ -32,6 +34,7 @@ const zh: Messages = {
     metrics: '指标查询',
     billing: '计费',
     tenants: '租户管理',
+    quotas: '配额管理',
     comingSoon: '即将推出',
   },
   common: {

@@ -20,6 +20,7 @@ import {
   ApartmentOutlined,
   AccountBookOutlined,
   BankOutlined,
+  FundOutlined,
 } from '@ant-design/icons';
 import type { Role } from '../api/types';
 import type { Messages } from '../i18n/en';
@@ -52,6 +53,7 @@ export const NAV: NavItem[] = [
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },
   { key: 'users', path: '/users', icon: <TeamOutlined />, minRole: 'admin', page: lazy(() => import('../pages/users/UsersPage')) },
   { key: 'tenants', path: '/tenants', icon: <BankOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tenants/TenantsPage')) },
+  { key: 'quotas', path: '/quotas', icon: <FundOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/quotas/QuotasPage')) },
   { key: 'billing', path: '/billing', icon: <AccountBookOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/billing/BillingPage')) },
   { key: 'metrics', path: '/metrics', icon: <LineChartOutlined />, minRole: 'viewer', needs: 'prometheus', page: lazy(() => import('../pages/metrics/MetricsPage')) },
 ];
