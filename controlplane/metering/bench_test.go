@@ -3,12 +3,14 @@ package metering_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/metering"
 	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
+	"github.com/heteroflow/heteroflow/controlplane/sqlite"
 )
 
 // monthOfUsage writes the usage records of a month of 100,000 task attempts
@@ -92,8 +94,19 @@ func BenchmarkMonthlyReportPostgres(b *testing.B) {
 // BenchmarkMeterPostgres: the metering of released intervals (split,
 // records and the metered mark in one transaction), per interval, to set
 // against BindTasks per placement (docs/BENCHMARKS.md, Store).
-func BenchmarkMeterPostgres(b *testing.B) {
-	db := pgtest.Open(b)
+func BenchmarkMeterPostgres(b *testing.B) { benchMeter(b, pgtest.Open(b)) }
+
+// BenchmarkMeterSQLite: the same on SQLite.
+func BenchmarkMeterSQLite(b *testing.B) {
+	db, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "hf.db"), sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	benchMeter(b, db)
+}
+
+func benchMeter(b *testing.B, db metering.Store) {
 	node := "bench-node"
 	tasks := make([]*controlplane.Task, b.N)
 	for i := range tasks {
@@ -110,10 +123,13 @@ func BenchmarkMeterPostgres(b *testing.B) {
 				ComputeMilli: 1000, QoS: controlplane.QoSGold, PartStart: -1, Tenant: "t"}}}}); err != nil {
 			b.Fatal(err)
 		}
+		tasks[i] = tk
+	}
+	time.Sleep(2 * time.Millisecond) // every interval lasts at least a millisecond, so it has a record
+	for _, tk := range tasks {
 		if _, err := db.TransitionTask(b.Context(), controlplane.Transition{TaskID: tk.ID, From: controlplane.TaskScheduled, To: controlplane.TaskSucceeded}); err != nil {
 			b.Fatal(err)
 		}
-		tasks[i] = tk
 	}
 	if _, err := db.ReleaseStale(b.Context()); err != nil {
 		b.Fatal(err)

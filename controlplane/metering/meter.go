@@ -18,10 +18,6 @@ const meterBatch = 1000
 // count each record once. It returns the records it inserted.
 func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, error) {
 	now := s.now()
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
 	settled := now.Add(-s.cfg.MeasureLag)
 	var inserted []*controlplane.UsageRecord
 	for {
@@ -41,6 +37,10 @@ func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, e
 		if len(ivs) == 0 {
 			break
 		}
+		inv, err := s.inventoryFor(ctx, ivs)
+		if err != nil {
+			return inserted, err
+		}
 		recs, ids := s.measured(ctx, inv, ivs, now, false)
 		in, err := s.store.RecordUsage(ctx, recs, ids)
 		if err != nil {
@@ -51,9 +51,17 @@ func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, e
 			break
 		}
 	}
+	if !s.openScanDue(settled) {
+		s.metrics.add(inserted)
+		return inserted, nil
+	}
 	open, err := s.store.ListOpenIntervals(ctx)
 	if err != nil {
 		return inserted, fmt.Errorf("list open intervals: %w", err)
+	}
+	inv, err := s.inventoryFor(ctx, open)
+	if err != nil {
+		return inserted, err
 	}
 	// Ended days of held slices (measured once the day has settled).
 	var recs []*controlplane.UsageRecord
@@ -74,6 +82,7 @@ func (s *Service) MeterOnce(ctx context.Context) ([]*controlplane.UsageRecord, e
 		s.markRecorded(recs)
 		inserted = append(inserted, in...)
 	}
+	s.openScanned(settled)
 	s.metrics.add(inserted)
 	return inserted, nil
 }
@@ -158,7 +167,64 @@ func (inv *inventory) share(iv *controlplane.AllocationInterval) int {
 	return ShareMilli(iv.ComputeMilli, iv.MemoryMiB, inv.mem[devKey{iv.NodeID, iv.Vendor, iv.DeviceIndex}])
 }
 
-// inventory reads the nodes once per pass.
+// inventoryTTL is how long the meter reuses the nodes' inventory. Device
+// memory totals change only when a node's hardware does, and decoding
+// every node's inventory on each pass was most of a pass's cost.
+const inventoryTTL = time.Minute
+
+// inventoryFor is the nodes' inventory, read again when older than
+// inventoryTTL or when one of ivs is on a node it does not know.
+func (s *Service) inventoryFor(ctx context.Context, ivs []*controlplane.AllocationInterval) (*inventory, error) {
+	s.mu.Lock()
+	inv, at := s.inv, s.invAt
+	s.mu.Unlock()
+	fresh := inv != nil && s.now().Sub(at) < inventoryTTL && !at.After(s.now())
+	for _, iv := range ivs {
+		if !fresh {
+			break
+		}
+		_, fresh = inv.hosts[iv.NodeID]
+	}
+	if fresh {
+		return inv, nil
+	}
+	read := s.now()
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.inv, s.invAt = inv, read
+	s.mu.Unlock()
+	return inv, nil
+}
+
+// openRescan bounds how long the meter goes without reading the held
+// slices within one day (a safety net: a slice is always metered whole at
+// its release).
+const openRescan = time.Hour
+
+// openScanDue says whether this pass reads the held slices: a held slice
+// gains a record only when a day ends, so once the slices held at the
+// start of the settled day have been read, further passes that day have
+// nothing to add (a slice bound later cannot have an ended day yet).
+func (s *Service) openScanDue(settled time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.openAt.IsZero() || !sameDay(s.openAt, settled) || settled.Sub(s.openAt) >= openRescan || settled.Before(s.openAt)
+}
+
+func (s *Service) openScanned(settled time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openAt = settled
+}
+
+func sameDay(a, b time.Time) bool {
+	return a.UTC().Truncate(day).Equal(b.UTC().Truncate(day))
+}
+
+// inventory reads every node's inventory.
 func (s *Service) inventory(ctx context.Context) (*inventory, error) {
 	inv := &inventory{mem: map[devKey]int64{}, hosts: map[string]string{}}
 	page := controlplane.Page{Limit: controlplane.MaxPageLimit}

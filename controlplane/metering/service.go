@@ -62,6 +62,11 @@ type Service struct {
 
 	mu   sync.Mutex
 	done map[recKey]bool
+	// inv is the nodes' inventory as read at invAt (metering clock).
+	inv   *inventory
+	invAt time.Time
+	// openAt is the settled time of the last read of the held slices.
+	openAt time.Time
 	// budgetLevel is the highest alert level raised per budget and month.
 	budgetLevel map[string]int
 	// budgets is this month's spend per budget, as of the last check.

@@ -11,16 +11,58 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// insertUsage writes a batch of records in one statement (arrays unnested),
-// so metering costs one round trip per batch, not one per record.
-const insertUsage = `INSERT INTO usage_records (interval_id, day, start_at, end_at, duration_ms, task_id, attempt,
+// recordUsage writes a batch of records, adds the ones it inserted to both
+// rollups and marks the intervals metered, all in one statement (arrays
+// unnested; data-modifying CTEs that read what the insert returned): one
+// round trip per batch and no explicit transaction. A record already
+// stored is skipped by ON CONFLICT and never reaches a rollup, so a
+// restarted meter or a second server writes nothing twice. The rollups'
+// sums are the integer products storeutil.UsageDailyDeltas and
+// UsageTaskDailyDeltas compute (SUM over bigint is exact numeric).
+const recordUsage = `WITH ins AS (
+	INSERT INTO usage_records (interval_id, day, start_at, end_at, duration_ms, task_id, attempt,
 	node_id, device_pos, device_uuid, vendor, model, qos, tenant, project, owner_id, owner, memory_mib,
 	compute_milli, share_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms)
 	SELECT * FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::bigint[], $6::bigint[],
 		$7::integer[], $8::text[], $9::integer[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
 		$15::text[], $16::bigint[], $17::text[], $18::bigint[], $19::integer[], $20::integer[], $21::bigint[],
 		$22::bigint[], $23::bigint[])
-	ON CONFLICT (interval_id, day) DO NOTHING RETURNING interval_id, day`
+	ON CONFLICT (interval_id, day) DO NOTHING
+	RETURNING interval_id, day, task_id, vendor, model, qos, tenant, project, owner, duration_ms, memory_mib,
+		compute_milli, share_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms
+), daily AS (
+	INSERT INTO usage_daily (day, vendor, model, qos, tenant, project, owner, slice_ms, device_milli_ms,
+		memory_mib_ms, compute_milli_ms, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms,
+		covered_compute_milli_ms, covered_memory_mib_ms)
+	SELECT day, vendor, model, qos, tenant, project, owner, SUM(duration_ms), SUM(duration_ms * share_milli),
+		SUM(duration_ms * memory_mib), SUM(duration_ms * compute_milli), SUM(measured_ms),
+		SUM(measured_compute_milli_ms), SUM(measured_memory_mib_ms), SUM(measured_ms * compute_milli),
+		SUM(measured_ms * memory_mib)
+	FROM ins GROUP BY day, vendor, model, qos, tenant, project, owner
+	ON CONFLICT (day, vendor, model, qos, tenant, project, owner) DO UPDATE SET
+		slice_ms = usage_daily.slice_ms + excluded.slice_ms,
+		device_milli_ms = usage_daily.device_milli_ms + excluded.device_milli_ms,
+		memory_mib_ms = usage_daily.memory_mib_ms + excluded.memory_mib_ms,
+		compute_milli_ms = usage_daily.compute_milli_ms + excluded.compute_milli_ms,
+		measured_ms = usage_daily.measured_ms + excluded.measured_ms,
+		measured_compute_milli_ms = usage_daily.measured_compute_milli_ms + excluded.measured_compute_milli_ms,
+		measured_memory_mib_ms = usage_daily.measured_memory_mib_ms + excluded.measured_memory_mib_ms,
+		covered_compute_milli_ms = usage_daily.covered_compute_milli_ms + excluded.covered_compute_milli_ms,
+		covered_memory_mib_ms = usage_daily.covered_memory_mib_ms + excluded.covered_memory_mib_ms
+), task_daily AS (
+	INSERT INTO usage_task_daily (day, tenant, task_id, vendor, model, qos, device_milli_ms, memory_mib_ms,
+		compute_milli_ms)
+	SELECT day, tenant, task_id, vendor, model, qos, SUM(duration_ms * share_milli), SUM(duration_ms * memory_mib),
+		SUM(duration_ms * compute_milli)
+	FROM ins GROUP BY day, tenant, task_id, vendor, model, qos
+	ON CONFLICT (day, task_id, vendor, model, qos, tenant) DO UPDATE SET
+		device_milli_ms = usage_task_daily.device_milli_ms + excluded.device_milli_ms,
+		memory_mib_ms = usage_task_daily.memory_mib_ms + excluded.memory_mib_ms,
+		compute_milli_ms = usage_task_daily.compute_milli_ms + excluded.compute_milli_ms
+), metered AS (
+	UPDATE allocation_history SET metered = TRUE WHERE id = ANY($24::bigint[]) AND NOT metered
+)
+SELECT interval_id, day FROM ins`
 
 // RecordUsage: see controlplane.BillingStore.
 func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord, metered []int64) ([]*controlplane.UsageRecord, error) {
@@ -51,71 +93,30 @@ func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord,
 			byKey[usageKey(r.IntervalID, day[i])] = r
 		}
 	}
-	var inserted []*controlplane.UsageRecord
-	err := db.tx(ctx, func(tx pgx.Tx) error {
-		inserted = inserted[:0]
-		if n > 0 {
-			rows, err := tx.Query(ctx, insertUsage, ids, day, start, end, dur, task, attempt, nodes, pos, uuid, vendor,
-				model, qos, tenant, proj, owner, owners, mem, compute, share, mms, mcm, mmm)
-			if err != nil {
-				return mapErr(err)
-			}
-			for rows.Next() {
-				var id int64
-				var d string
-				if err := rows.Scan(&id, &d); err != nil {
-					rows.Close()
-					return mapErr(err)
-				}
-				if r := byKey[usageKey(id, d)]; r != nil {
-					inserted = append(inserted, r)
-				}
-			}
-			if err := rows.Err(); err != nil {
-				return mapErr(err)
-			}
-		}
-		if err := addDaily(ctx, tx, inserted); err != nil {
-			return err
-		}
-		if err := addTaskDaily(ctx, tx, inserted); err != nil {
-			return err
-		}
-		if len(metered) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE allocation_history SET metered = TRUE WHERE id = ANY($1)`, metered); err != nil {
-				return mapErr(err)
-			}
-		}
-		return nil
-	})
+	if metered == nil {
+		metered = []int64{}
+	}
+	rows, err := db.pool.Query(ctx, recordUsage, ids, day, start, end, dur, task, attempt, nodes, pos, uuid, vendor,
+		model, qos, tenant, proj, owner, owners, mem, compute, share, mms, mcm, mmm, metered)
 	if err != nil {
-		return nil, err
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var inserted []*controlplane.UsageRecord
+	for rows.Next() {
+		var id int64
+		var d string
+		if err := rows.Scan(&id, &d); err != nil {
+			return nil, mapErr(err)
+		}
+		if r := byKey[usageKey(id, d)]; r != nil {
+			inserted = append(inserted, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
 	}
 	return inserted, nil
-}
-
-// addDaily adds the inserted records to the daily rollup, in one statement.
-func addDaily(ctx context.Context, tx pgx.Tx, inserted []*controlplane.UsageRecord) error {
-	rows := storeutil.UsageDailyDeltas(inserted)
-	if len(rows) == 0 {
-		return nil
-	}
-	var txt [7][]string
-	var num [9][]int64
-	for _, d := range rows {
-		for i, v := range []string{d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner} {
-			txt[i] = append(txt[i], v)
-		}
-		for i, v := range []int64{d.SliceMS, d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS,
-			d.MeasuredComputeMilliMS, d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS} {
-			num[i] = append(num[i], v)
-		}
-	}
-	_, err := tx.Exec(ctx, storeutil.UsageDailyUpsert(`SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
-		$5::text[], $6::text[], $7::text[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],
-		$13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[])`), txt[0], txt[1], txt[2], txt[3], txt[4], txt[5],
-		txt[6], num[0], num[1], num[2], num[3], num[4], num[5], num[6], num[7], num[8])
-	return mapErr(err)
 }
 
 func usageKey(id int64, day string) string { return fmt.Sprintf("%d/%s", id, day) }
