@@ -11,6 +11,7 @@ const (
 	RetainAudit      = "audit"
 	RetainTaskLogs   = "task_logs"
 	RetainTaskEvents = "task_events"
+	RetainSubmitKeys = "submit_keys"
 )
 
 // PruneRule bounds one kind of history. Both bounds apply: a row is due
@@ -57,6 +58,10 @@ type RetentionStore interface {
 	PruneAudit(ctx context.Context, rule PruneRule) (Pruned, error)
 	PruneTaskLogs(ctx context.Context, rule PruneRule) (Pruned, error)
 	PruneTaskEvents(ctx context.Context, rule PruneRule) (Pruned, error)
+	// PruneSubmitKeys clears the idempotency keys of tasks created before
+	// rule.Before (at most rule.Limit), so that a client may use a key
+	// again; the tasks stay. Rows counts the keys cleared.
+	PruneSubmitKeys(ctx context.Context, rule PruneRule) (Pruned, error)
 }
 
 // TerminalTaskStates are the states TaskState.Terminal accepts, for stores

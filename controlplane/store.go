@@ -47,8 +47,13 @@ type Store interface {
 	RevokeAPIKey(ctx context.Context, id int64, at time.Time) error
 	TouchAPIKey(ctx context.Context, id int64, at time.Time) error
 
-	// Tasks. CreateTask stores the task in TaskSubmitted with its first event.
+	// Tasks. CreateTask stores the task in TaskSubmitted with its first event;
+	// ErrConflict when t.SubmitKey names a key its owner already holds.
 	CreateTask(ctx context.Context, t *Task) error
+	// TaskBySubmitKey returns the task ownerID submitted with key and the
+	// request hash stored with it; ErrNotFound when there is none (or
+	// retention has cleared the key).
+	TaskBySubmitKey(ctx context.Context, ownerID int64, key string) (*Task, string, error)
 	GetTask(ctx context.Context, id int64) (*Task, error)
 	ListTasks(ctx context.Context, f TaskFilter) ([]*Task, int, error)
 	// TransitionTask applies tr atomically (row update + event insert) and

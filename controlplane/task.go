@@ -198,6 +198,18 @@ type Task struct {
 	UpdatedAt  time.Time
 	StartedAt  *time.Time
 	FinishedAt *time.Time
+	// SubmitKey, set at creation, makes the submission idempotent; it is
+	// written with the task and not read back (see TaskBySubmitKey).
+	SubmitKey *SubmitKey
+}
+
+// SubmitKey is what an idempotent submission stores with its task: the
+// client's Idempotency-Key and a hash of the request it came with. A
+// retry with the same key and the same request is answered with the task
+// already created; the same key with another request is refused.
+type SubmitKey struct {
+	Key  string
+	Hash string
 }
 
 // TaskEvent records one state transition.

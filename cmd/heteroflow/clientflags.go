@@ -22,7 +22,7 @@ type clientFlags struct {
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
-	cmd.PersistentFlags().StringVar(&f.server, "server", "", "server URL (default: the one saved by login) / 服务器地址")
+	cmd.PersistentFlags().StringVar(&f.server, "server", "", "server URL (default: the one saved by login); HA: several, comma-separated — a request that cannot reach one goes to the next / 服务器地址（高可用：逗号分隔多个，无法连接时切换到下一个）")
 	cmd.PersistentFlags().StringVar(&f.apiKey, "api-key", os.Getenv("HETEROFLOW_API_KEY"), "API key hf_… (or HETEROFLOW_API_KEY) / API 密钥")
 	cmd.PersistentFlags().BoolVar(&f.json, "json", false, "print JSON / 以 JSON 输出")
 }

@@ -50,6 +50,7 @@ func taskSubmitCmd(cf *clientFlags) *cobra.Command {
 	var env, labels []string
 	var qos string
 	var timeout time.Duration
+	var key string
 	cmd := &cobra.Command{
 		Use:   "submit --name NAME [flags] [-- COMMAND ARGS...]",
 		Short: "Submit a task / 提交任务",
@@ -71,7 +72,10 @@ func taskSubmitCmd(cf *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			t, err := c.SubmitTask(cmd.Context(), s)
+			if key == "" {
+				key = client.NewIdempotencyKey()
+			}
+			t, err := c.SubmitTaskOnce(cmd.Context(), s, key)
 			if err != nil {
 				return err
 			}
@@ -104,6 +108,7 @@ func taskSubmitCmd(cf *clientFlags) *cobra.Command {
 	f.BoolVar(&s.RDMA, "rdma", false, "needs RDMA / 需要 RDMA")
 	f.StringVar(&s.Gang, "gang", "", "gang group name / 组调度名")
 	f.IntVar(&s.GangSize, "gang-size", 0, "members of the gang / 组大小")
+	f.StringVar(&key, "idempotency-key", "", "Idempotency-Key sent with the submission (default: a random one); running the command again with the same key and flags answers the task already created, for 24 h / 幂等键（默认随机生成）：相同键与参数重复执行返回已创建的任务")
 	f.BoolVar(&s.WaitForNodes, "wait-for-nodes", false, "queue even if no node of the cluster can ever hold the task (else refused) / 即使当前集群无节点能容纳也排队等待新节点")
 	return cmd
 }

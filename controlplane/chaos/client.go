@@ -47,6 +47,12 @@ type httpError struct {
 func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
 
 func (c *apiClient) do(ctx context.Context, method, path string, body, out any) error {
+	return c.doKeyed(ctx, method, path, "", body, out)
+}
+
+// doKeyed is do with an Idempotency-Key ("" = none); a request that fails
+// on one server goes to the next with the same key.
+func (c *apiClient) doKeyed(ctx context.Context, method, path, key string, body, out any) error {
 	if c.cut.Load() {
 		return errPartitioned
 	}
@@ -61,7 +67,7 @@ func (c *apiClient) do(ctx context.Context, method, path string, body, out any) 
 	var err error
 	for n := range len(c.bases) {
 		i := (start + n) % len(c.bases)
-		err = c.doAt(ctx, c.bases[i], method, path, b, body != nil, out)
+		err = c.doAt(ctx, c.bases[i], method, path, key, b, body != nil, out)
 		var he *httpError
 		if err == nil || ctx.Err() != nil || (errors.As(err, &he) && he.Status != 502 && he.Status != 503) {
 			c.cur.Store(int32(i))
@@ -71,7 +77,7 @@ func (c *apiClient) do(ctx context.Context, method, path string, body, out any) 
 	return err
 }
 
-func (c *apiClient) doAt(ctx context.Context, base, method, path string, b []byte, hasBody bool, out any) error {
+func (c *apiClient) doAt(ctx context.Context, base, method, path, key string, b []byte, hasBody bool, out any) error {
 	var rd io.Reader
 	if hasBody {
 		rd = bytes.NewReader(b)
@@ -81,6 +87,9 @@ func (c *apiClient) doAt(ctx context.Context, base, method, path string, b []byt
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	if b := c.bearer.Load().(string); b != "" {
 		req.Header.Set("Authorization", "Bearer "+b)
 	}

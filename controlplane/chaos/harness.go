@@ -146,6 +146,9 @@ func (r *Report) OK() error {
 	if len(r.RunViolations) > 0 {
 		errs = append(errs, fmt.Errorf("tasks ran twice at once: %v", r.RunViolations[:min(5, len(r.RunViolations))]))
 	}
+	if r.UnackedCreated > 0 {
+		errs = append(errs, fmt.Errorf("%d tasks created that no submission acknowledged (a retried submission made a second task)", r.UnackedCreated))
+	}
 	if len(r.AckedNotTerminal) > 0 {
 		errs = append(errs, fmt.Errorf("%d acknowledged tasks not terminal (first: %v)", len(r.AckedNotTerminal), r.AckedNotTerminal[:min(5, len(r.AckedNotTerminal))]))
 	}
@@ -391,6 +394,7 @@ func (h *Harness) partition(ctx context.Context) {
 
 func (h *Harness) submit(ctx context.Context) error {
 	o := h.opts
+	runStamp := time.Now().UnixNano() // keys of this run only
 	var next atomic.Int64
 	var firstErr error
 	var mu sync.Mutex
@@ -418,8 +422,11 @@ func (h *Harness) submit(ctx context.Context) error {
 				var created struct {
 					ID int64 `json:"id"`
 				}
+				// One key for every try of this submission: a retry after
+				// a server died before answering gets the task back.
+				key := fmt.Sprintf("chaos-%d-%d", runStamp, i)
 				err := retry(ctx, 2*time.Minute, func() error {
-					err := cl.do(ctx, "POST", "/api/v1/tasks", spec, &created)
+					err := cl.doKeyed(ctx, "POST", "/api/v1/tasks", key, spec, &created)
 					var he *httpError
 					if errors.As(err, &he) && he.Status == 401 {
 						_ = h.login(ctx)
@@ -617,8 +624,10 @@ func (h *Harness) account(ctx context.Context, rep *Report) error {
 		}
 	}
 	if seen > rep.Submitted {
-		// A submission whose server died before it answered was created
-		// and submitted again: such tasks must end too (they are counted).
+		// A task created but never acknowledged: submissions carry an
+		// Idempotency-Key, so a retry after a server died before it
+		// answered is answered with the first task; one left over means
+		// a submission was given up (they must end too: counted).
 		rep.UnackedCreated, rep.Submitted = seen-rep.Submitted, seen
 	}
 	if seen != rep.Submitted {

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane/apitypes"
@@ -26,9 +28,13 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (HTTP %d): %s", e.Code, e.Status, e.Message) }
 
-// Client talks to one server.
+// Client talks to one server, or to several servers of one HA control
+// plane: requests go to the current one, and a request that could not
+// reach it moves to the next (see send).
 type Client struct {
-	base   string
+	server string   // as given: one URL or a comma-separated list
+	bases  []string // the servers' URLs
+	cur    atomic.Int32
 	http   *http.Client
 	apiKey string
 
@@ -37,16 +43,22 @@ type Client struct {
 	credsPath string // where refreshed credentials are saved; "" = don't
 }
 
-// New returns a client for server (e.g. http://localhost:3333).
+// New returns a client for server (e.g. http://localhost:3333), or for
+// the servers of an HA control plane given as a comma-separated list.
 func New(server string, hc *http.Client) (*Client, error) {
-	u, err := url.Parse(server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("server %q must be a URL like http://localhost:3333", server)
+	var bases []string
+	for _, s := range strings.Split(server, ",") {
+		s = strings.TrimSpace(s)
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("server %q must be a URL like http://localhost:3333 (several: comma-separated)", s)
+		}
+		bases = append(bases, strings.TrimRight(s, "/"))
 	}
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Client{base: strings.TrimRight(server, "/"), http: hc}, nil
+	return &Client{server: strings.Join(bases, ","), bases: bases, http: hc}, nil
 }
 
 // WithAPIKey authenticates every request with key.
@@ -72,7 +84,7 @@ func (c *Client) Login(ctx context.Context, username, password string) (*Credent
 	if err := c.do(ctx, http.MethodPost, "/api/v1/auth/login", map[string]string{"username": username, "password": password}, &s, false); err != nil {
 		return nil, err
 	}
-	cr := &Credentials{Server: c.base, Username: s.User.Username, AccessToken: s.AccessToken, RefreshToken: s.RefreshToken,
+	cr := &Credentials{Server: c.server, Username: s.User.Username, AccessToken: s.AccessToken, RefreshToken: s.RefreshToken,
 		ExpiresAt: time.Now().Add(time.Duration(s.ExpiresIn) * time.Second)}
 	c.mu.Lock()
 	c.creds = cr
@@ -120,6 +132,11 @@ func (c *Client) token() string {
 // body, for downloads). On a 401 with saved credentials it
 // refreshes once and retries.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	return c.doWith(ctx, method, path, in, out, nil)
+}
+
+// doWith is Do with extra request headers.
+func (c *Client) doWith(ctx context.Context, method, path string, in, out any, hdr http.Header) error {
 	c.mu.Lock()
 	expired := c.apiKey == "" && c.creds != nil && time.Now().After(c.creds.ExpiresAt.Add(-10*time.Second))
 	c.mu.Unlock()
@@ -128,39 +145,101 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 			return err
 		}
 	}
-	err := c.do(ctx, method, path, in, out, true)
+	err := c.send(ctx, method, path, in, out, true, hdr)
 	var ae *Error
 	if errors.As(err, &ae) && ae.Status == http.StatusUnauthorized && c.apiKey == "" && c.creds != nil {
 		if rerr := c.refresh(ctx); rerr != nil {
 			return rerr
 		}
-		return c.do(ctx, method, path, in, out, true)
+		return c.send(ctx, method, path, in, out, true, hdr)
 	}
 	return err
 }
 
 func (c *Client) do(ctx context.Context, method, path string, in, out any, authed bool) error {
-	return c.doHeader(ctx, method, path, nil, in, out, authed)
+	return c.send(ctx, method, path, in, out, authed, nil)
 }
 
 // doHeader is do with extra request headers (nil for none).
 func (c *Client) doHeader(ctx context.Context, method, path string, hdr http.Header, in, out any, authed bool) error {
-	var body io.Reader
+	return c.send(ctx, method, path, in, out, authed, hdr)
+}
+
+// send makes the request on the current server. When it cannot reach
+// that server it moves to the next and tries again, at most twice round
+// the list: a request that was never sent (connection refused), or one
+// whose repeat is harmless (a GET, or a POST with an Idempotency-Key,
+// which the server answers with what the first attempt created). A 502,
+// 503 or 504 (a load balancer whose backend died) counts as unreachable.
+func (c *Client) send(ctx context.Context, method, path string, in, out any, authed bool, hdr http.Header) error {
+	var payload []byte
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return err
 		}
-		body = bytes.NewReader(b)
+		payload = b
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	repeatable := method == http.MethodGet || method == http.MethodHead || hdr.Get(IdempotencyHeader) != ""
+	tries := 2 * len(c.bases)
+	if repeatable {
+		tries = max(tries, 4) // one server: ride out its restart
+	}
+	var err error
+	for try := 0; try < tries; try++ {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(retryPause(try)):
+			}
+		}
+		cur := int(c.cur.Load())
+		var sent bool
+		sent, err = c.once(ctx, c.baseURL(), method, path, payload, out, authed, hdr)
+		if err == nil || !unreachable(err) || (sent && !repeatable) || ctx.Err() != nil {
+			return err
+		}
+		c.cur.CompareAndSwap(int32(cur), int32((cur+1)%len(c.bases)))
+	}
+	return err
+}
+
+// baseURL is the server requests go to now.
+func (c *Client) baseURL() string { return c.bases[int(c.cur.Load())%len(c.bases)] }
+
+// retryPause waits longer on each round: 100 ms, 200 ms, … up to 2 s.
+func retryPause(try int) time.Duration {
+	return min(time.Duration(try)*100*time.Millisecond, 2*time.Second)
+}
+
+// unreachableError is a request that got no answer from its server.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+func unreachable(err error) bool {
+	var ue *unreachableError
+	return errors.As(err, &ue)
+}
+
+// once makes one request to base; sent reports whether the request may
+// have reached the server (false only when the connection was refused or
+// could not be made).
+func (c *Client) once(ctx context.Context, base, method, path string, payload []byte, out any, authed bool, hdr http.Header) (sent bool, err error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+path, body)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
-	if in != nil {
+	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if tok := c.token(); authed && tok != "" {
@@ -168,12 +247,27 @@ func (c *Client) doHeader(ctx context.Context, method, path string, hdr http.Hea
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		var op *net.OpError
+		sent = !(errors.As(err, &op) && op.Op == "dial")
+		return sent, &unreachableError{fmt.Errorf("%s %s%s: %w", method, base, path, err)}
 	}
 	defer res.Body.Close()
+	switch res.StatusCode {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		if !strings.Contains(res.Header.Get("Content-Type"), "json") {
+			// A proxy's answer, not ours (our 503s are JSON: not ready).
+			return true, &unreachableError{fmt.Errorf("%s %s%s: HTTP %d from a proxy", method, base, path, res.StatusCode)}
+		}
+	}
+	return true, c.decode(res, method, path, out)
+}
+
+// decode reads a response into out, or into an *Error for a 4xx/5xx.
+func (c *Client) decode(res *http.Response, method, path string, out any) error {
 	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 	if err != nil {
-		return fmt.Errorf("%s %s: read response: %w", method, path, err)
+		// The server went away mid-answer.
+		return &unreachableError{fmt.Errorf("%s %s: read response: %w", method, path, err)}
 	}
 	if res.StatusCode >= 400 {
 		var eb struct {

@@ -78,12 +78,13 @@ func (c *Client) MonthUsage(ctx context.Context) (*apitypes.UsageReportJSON, err
 	return &r, nil
 }
 
-// SubmitTaskOnce is SubmitTask with an idempotency key, so that a retried
-// submission creates the task once.
+// SubmitTaskOnce is SubmitTask with the caller's idempotency key, so that
+// a retried submission creates the task once: the same key and spec
+// always answer the same task (within the server's key retention, 24 h).
 func (c *Client) SubmitTaskOnce(ctx context.Context, spec apitypes.TaskSpecJSON, key string) (*apitypes.TaskJSON, error) {
 	var t apitypes.TaskJSON
 	hdr := http.Header{IdempotencyHeader: {key}}
-	if err := c.doHeader(ctx, http.MethodPost, "/api/v1/tasks", hdr, spec, &t, true); err != nil {
+	if err := c.doWith(ctx, http.MethodPost, "/api/v1/tasks", spec, &t, hdr); err != nil {
 		return nil, err
 	}
 	return &t, nil
@@ -118,7 +119,7 @@ func (c *Client) PromQL(ctx context.Context, endpoint string, form url.Values) (
 	if endpoint != "query" && endpoint != "query_range" {
 		return 0, nil, fmt.Errorf("promql endpoint %q must be query or query_range", endpoint)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/prometheus/api/v1/"+endpoint, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL()+"/prometheus/api/v1/"+endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return 0, nil, err
 	}

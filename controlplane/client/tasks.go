@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,13 +14,20 @@ import (
 // TaskList is a page of tasks.
 type TaskList = apitypes.List[apitypes.TaskJSON]
 
-// SubmitTask creates a task.
+// SubmitTask creates a task. It sends a fresh Idempotency-Key, so that
+// when a server dies before answering, the retry (on the next server)
+// returns the task the first attempt created instead of a second one.
 func (c *Client) SubmitTask(ctx context.Context, spec apitypes.TaskSpecJSON) (*apitypes.TaskJSON, error) {
-	var t apitypes.TaskJSON
-	if err := c.Do(ctx, http.MethodPost, "/api/v1/tasks", spec, &t); err != nil {
-		return nil, err
+	return c.SubmitTaskOnce(ctx, spec, NewIdempotencyKey())
+}
+
+// NewIdempotencyKey returns a random key (128 bits, hex).
+func NewIdempotencyKey() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
 	}
-	return &t, nil
+	return hex.EncodeToString(b[:])
 }
 
 // ListTasks lists tasks; q holds the filters (state, owner, label, since, until, q, tenant, limit, offset).

@@ -2,6 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,7 +20,13 @@ import (
 )
 
 type createTaskIn struct {
-	Body TaskSpecJSON
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Makes the submission safe to retry: a second request with the same key from the same caller and the same body is answered with the task the first one created (header Idempotent-Replayed: true) instead of creating another; the same key with a different body is refused (409, code idempotency_key_reused). Keys are kept 24 hours."`
+	Body           TaskSpecJSON
+}
+
+type createTaskOut struct {
+	Replayed string `header:"Idempotent-Replayed" doc:"true when the task was created by an earlier request with the same Idempotency-Key"`
+	Body     TaskJSON
 }
 
 type listTasksIn struct {
@@ -41,7 +50,7 @@ type cancelTaskIn struct {
 func (a *API) registerTasks() {
 	tags := []string{"tasks"}
 	Register(a, huma.Operation{OperationID: "create-task", Metadata: Audited("task.create"), Method: http.MethodPost, Path: Prefix + "/tasks",
-		Summary: "Submit a task", Tags: tags, DefaultStatus: http.StatusCreated}, Perm(auth.ResTasks, auth.ActWrite), a.createTask)
+		Summary: "Submit a task", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{409}}, Perm(auth.ResTasks, auth.ActWrite), a.createTask)
 	Register(a, huma.Operation{OperationID: "list-tasks", Method: http.MethodGet, Path: Prefix + "/tasks",
 		Summary: "List tasks (role user: own tasks only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.listTasks)
 	Register(a, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: Prefix + "/tasks/{id}",
@@ -58,9 +67,16 @@ func ownOnly(p *auth.Principal) bool { return p.Role == controlplane.RoleUser }
 
 func taskTarget(id int64) string { return "task/" + strconv.FormatInt(id, 10) }
 
-func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON], error) {
+func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut, error) {
 	SetAudit(ctx, "task.create", "")
 	p := PrincipalFrom(ctx)
+	var key *controlplane.SubmitKey
+	if in.IdempotencyKey != "" {
+		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: submitHash(in.Body)}
+		if out, err := a.replaySubmit(ctx, p, key); out != nil || err != nil {
+			return out, err
+		}
+	}
 	spec := specDomain(in.Body)
 	// A task spends its tenant's quota: below operator, a caller submits
 	// only into tenants it is a member of (tenancy.go).
@@ -78,13 +94,49 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*Body[TaskJSON]
 			return nil, err
 		}
 	}
-	t := &controlplane.Task{Spec: spec, OwnerID: p.UserID, Owner: p.Username}
+	t := &controlplane.Task{Spec: spec, OwnerID: p.UserID, Owner: p.Username, SubmitKey: key}
 	if err := a.store.CreateTask(ctx, t); err != nil {
+		if key != nil && errors.Is(err, controlplane.ErrConflict) {
+			// The same key raced in through another request or server.
+			if out, rerr := a.replaySubmit(ctx, p, key); out != nil || rerr != nil {
+				return out, rerr
+			}
+		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	tracing.Tasks.Remember(ctx, t.ID) // its scheduling cycle continues this request's trace
 	SetAudit(ctx, "task.create", taskTarget(t.ID))
-	return &Body[TaskJSON]{Body: taskJSONFor(p, t)}, nil
+	return &createTaskOut{Body: taskJSONFor(p, t)}, nil
+}
+
+// replaySubmit answers a submission whose Idempotency-Key the caller has
+// used before: with the task it created when the request is the same, a
+// coded conflict when it is not; nil, nil when the key is new.
+func (a *API) replaySubmit(ctx context.Context, p *auth.Principal, key *controlplane.SubmitKey) (*createTaskOut, error) {
+	t, hash, err := a.store.TaskBySubmitKey(ctx, p.UserID, key.Key)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idempotency key: %w", err)
+	}
+	if hash != key.Hash {
+		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_reused", []string{"task", strconv.FormatInt(t.ID, 10)},
+			"Idempotency-Key already used for task %d with a different request", t.ID)
+	}
+	SetAudit(ctx, "task.create", taskTarget(t.ID))
+	return &createTaskOut{Replayed: "true", Body: taskJSONFor(p, t)}, nil
+}
+
+// submitHash identifies a submission's request: the SHA-256 of its body as
+// decoded (so field order and spacing do not matter).
+func submitHash(body TaskSpecJSON) string {
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic(fmt.Sprintf("task spec does not encode: %v", err)) // a plain struct always does
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func parseTime(name, v string) (*time.Time, error) {

@@ -9,7 +9,8 @@ import (
 )
 
 // createTasksCTE inserts tasks, given as one array per column ($1–$25,
-// the time in $26, secret_env in $36 and allow_best_effort in $37, after the audit CTE's arrays),
+// the time in $26, secret_env in $36, allow_best_effort in $37 and the
+// idempotency key and request hash in $38 and $39, after the audit CTE's arrays),
 // with their first events; part of writeBatchSQL (writes.go). n numbers the
 // rows and draws their IDs.
 const createTasksCTE = `n AS (
@@ -18,24 +19,25 @@ const createTasksCTE = `n AS (
 		u.timeout_seconds, u.max_retries, u.labels, u.tenant, u.project, u.cpu_milli, u.host_memory_mib,
 		u.rdma, u.gang, u.gang_size, NULLIF(u.owner_id, 0) AS owner_id,
 		COALESCE(NULLIF(u.owner, ''), (SELECT username FROM users WHERE users.id = u.owner_id), '') AS owner,
-		u.reason, u.secret_env, u.allow_best_effort
+		u.reason, u.secret_env, u.allow_best_effort, u.submit_key, u.submit_hash
 	FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[], $8::int[],
 		$9::text[], $10::text[], $11::text[], $12::int[], $13::int[], $14::int[], $15::text[], $16::text[],
 		$17::text[], $18::int[], $19::int[], $20::bool[], $21::text[], $22::int[], $23::bigint[],
-		$24::text[], $25::text[], $36::text[], $37::bool[])
+		$24::text[], $25::text[], $36::text[], $37::bool[], $38::text[], $39::text[])
 		WITH ORDINALITY AS u(name, command, image, args, env, device_count, memory_mib, compute_percent,
 		vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
-		host_memory_mib, rdma, gang, gang_size, owner_id, owner, reason, secret_env, allow_best_effort, ord)
+		host_memory_mib, rdma, gang, gang_size, owner_id, owner, reason, secret_env, allow_best_effort,
+		submit_key, submit_hash, ord)
 ), t AS (
 	INSERT INTO tasks (id, name, command, image, args, env, device_count, memory_mib, compute_percent,
 		vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
 		host_memory_mib, rdma, gang, gang_size, state, owner_id, owner, attempt, reason, created_at, updated_at,
-		secret_env, allow_best_effort)
+		secret_env, allow_best_effort, submit_key, submit_hash)
 	OVERRIDING SYSTEM VALUE
 	SELECT id, name, command::jsonb, image, args::jsonb, env::jsonb, device_count, memory_mib,
 		compute_percent, vendor, models::jsonb, qos, priority, timeout_seconds, max_retries, labels::jsonb,
 		tenant, project, cpu_milli, host_memory_mib, rdma, gang, gang_size, 'submitted', owner_id, owner, 0,
-		reason, $26, $26, secret_env::jsonb, allow_best_effort
+		reason, $26, $26, secret_env::jsonb, allow_best_effort, submit_key, submit_hash
 	FROM n
 	RETURNING id, owner, reason
 ), e AS (
@@ -97,6 +99,19 @@ func bestEffortColumn(batch []storeutil.NewTask) []bool {
 		out = append(out, b.Task.Spec.AllowBestEffort)
 	}
 	return out
+}
+
+// submitKeyColumns are createTasksCTE's $38 and $39: each task's
+// idempotency key and request hash (NULL without one).
+func submitKeyColumns(batch []storeutil.NewTask) (keys, hashes []*string) {
+	for _, b := range batch {
+		var k, h *string
+		if sk := b.Task.SubmitKey; sk != nil {
+			k, h = &sk.Key, &sk.Hash
+		}
+		keys, hashes = append(keys, k), append(hashes, h)
+	}
+	return keys, hashes
 }
 
 // secretColumn is createTasksCTE's $36: the tasks' secret environments,

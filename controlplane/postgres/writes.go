@@ -114,5 +114,6 @@ func unitsErr(units []writeUnit, err error) error {
 func writeBatchParams(tasks []storeutil.NewTask, entries []*controlplane.AuditEntry, now time.Time) []any {
 	params := append(taskColumns(tasks), now)
 	params = append(params, auditColumns(entries)...)
-	return append(params, secretColumn(tasks), bestEffortColumn(tasks))
+	keys, hashes := submitKeyColumns(tasks)
+	return append(params, secretColumn(tasks), bestEffortColumn(tasks), keys, hashes)
 }

@@ -17,6 +17,10 @@ import (
 // LeaseName is the lease of the server that prunes.
 const LeaseName = "retention"
 
+// DefaultSubmitKeyMaxAge keeps idempotency keys a day: far longer than a
+// client retries one submission, short enough that keys do not pile up.
+const DefaultSubmitKeyMaxAge = 24 * time.Hour
+
 // Store is what pruning needs from persistence.
 type Store interface {
 	controlplane.RetentionStore
@@ -36,6 +40,9 @@ type Config struct {
 	TaskLogMaxBytes  int64
 	TaskEventMaxAge  time.Duration
 	TaskEventMaxRows int64
+	// SubmitKeyMaxAge is how long a task keeps the idempotency key it was
+	// submitted with, so that a client's retries find it (default 24 h).
+	SubmitKeyMaxAge time.Duration
 }
 
 // Options are the pruner's dependencies.
@@ -79,6 +86,9 @@ func New(o Options) (*Pruner, error) {
 	if o.Config.Interval <= 0 {
 		o.Config.Interval = time.Hour
 	}
+	if o.Config.SubmitKeyMaxAge <= 0 {
+		o.Config.SubmitKeyMaxAge = DefaultSubmitKeyMaxAge
+	}
 	if o.Config.Holder == "" {
 		host, _ := os.Hostname()
 		o.Config.Holder = host + "/" + strconv.Itoa(os.Getpid())
@@ -89,7 +99,7 @@ func New(o Options) (*Pruner, error) {
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "heteroflow_retention_pruned_bytes_total",
 			Help: "Bytes of text and log data removed by retention, per kind."}, []string{"kind"}),
 	}
-	for _, k := range []string{controlplane.RetainAudit, controlplane.RetainTaskLogs, controlplane.RetainTaskEvents} {
+	for _, k := range []string{controlplane.RetainAudit, controlplane.RetainTaskLogs, controlplane.RetainTaskEvents, controlplane.RetainSubmitKeys} {
 		p.rows.WithLabelValues(k) // present at 0 before the first pass
 		p.bytes.WithLabelValues(k)
 	}
@@ -125,6 +135,7 @@ func (p *Pruner) PruneOnce(ctx context.Context) (Report, error) {
 		{controlplane.RetainAudit, controlplane.PruneRule{Before: before(p.cfg.AuditMaxAge), MaxRows: p.cfg.AuditMaxRows, Limit: rowBatch}, p.store.PruneAudit},
 		{controlplane.RetainTaskLogs, controlplane.PruneRule{Before: before(p.cfg.TaskLogMaxAge), MaxBytes: p.cfg.TaskLogMaxBytes, Limit: taskBatch}, p.store.PruneTaskLogs},
 		{controlplane.RetainTaskEvents, controlplane.PruneRule{Before: before(p.cfg.TaskEventMaxAge), MaxRows: p.cfg.TaskEventMaxRows, Limit: rowBatch}, p.store.PruneTaskEvents},
+		{controlplane.RetainSubmitKeys, controlplane.PruneRule{Before: before(p.cfg.SubmitKeyMaxAge), Limit: rowBatch}, p.store.PruneSubmitKeys},
 	}
 	rep := Report{}
 	for _, k := range kinds {

@@ -39,9 +39,9 @@ func (db *DB) CreateTask(ctx context.Context, t *controlplane.Task) error {
 const insertTaskSQL = `INSERT INTO tasks (name, command, image, args, env, device_count, memory_mib,
 	compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project,
 	cpu_milli, host_memory_mib, rdma, gang, gang_size, state, owner_id, owner, attempt, reason, created_at,
-	updated_at, secret_env, allow_best_effort)
+	updated_at, secret_env, allow_best_effort, submit_key, submit_hash)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'submitted', ?,
-	COALESCE(NULLIF(?, ''), (SELECT username FROM users WHERE id = ?), ''), 0, ?, ?, ?, ?, ?)
+	COALESCE(NULLIF(?, ''), (SELECT username FROM users WHERE id = ?), ''), 0, ?, ?, ?, ?, ?, ?, ?)
 	RETURNING id, owner`
 
 const insertFirstEventSQL = `INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
@@ -97,5 +97,21 @@ func taskInsertArgs(n storeutil.NewTask, now time.Time) []any {
 		s.MemoryMiB, s.ComputePercent, s.Vendor, js.Models, s.QoS, s.Priority, s.TimeoutSeconds,
 		s.MaxRetries, js.Labels, s.Tenant, s.Project, s.CPUMilli, s.HostMemoryMiB, s.RDMA, s.Gang,
 		s.GangSize, nullID(t.OwnerID), t.Owner, t.OwnerID, t.Reason, ts(now), ts(now), js.SecretEnv,
-		s.AllowBestEffort}
+		s.AllowBestEffort, submitKey(t), submitHash(t)}
+}
+
+// submitKey and submitHash are the task's idempotency key columns (NULL
+// for a submission without one).
+func submitKey(t *controlplane.Task) *string {
+	if t.SubmitKey == nil {
+		return nil
+	}
+	return &t.SubmitKey.Key
+}
+
+func submitHash(t *controlplane.Task) *string {
+	if t.SubmitKey == nil {
+		return nil
+	}
+	return &t.SubmitKey.Hash
 }

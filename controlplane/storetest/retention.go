@@ -35,6 +35,7 @@ func RunRetention(t *testing.T, open RetentionOpener) {
 		{"TaskHistoryByAge", testPruneTaskHistoryByAge},
 		{"TaskLogsByBytes", testPruneTaskLogsByBytes},
 		{"TaskEventsByRows", testPruneTaskEventsByRows},
+		{"SubmitKeys", testPruneSubmitKeys},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -35,6 +35,7 @@ func Run(t *testing.T, open Opener) {
 		{"RefreshTokens", testRefreshTokens},
 		{"APIKeys", testAPIKeys},
 		{"Tasks", testTasks},
+		{"SubmitKeys", testSubmitKeys},
 		{"Transitions", testTransitions},
 		{"ListTasks", testListTasks},
 		{"Audit", testAudit},

@@ -194,3 +194,25 @@ func scanID(r Row) (int64, error) {
 	var id int64
 	return id, r.Scan(&id)
 }
+
+// PruneSubmitKeys clears the idempotency keys of tasks created before
+// rule.Before, at most rule.Limit, oldest first.
+func (q Queries) PruneSubmitKeys(ctx context.Context, rule controlplane.PruneRule) (controlplane.Pruned, error) {
+	if err := storeutil.CheckPruneRule(rule); err != nil {
+		return controlplane.Pruned{}, err
+	}
+	if rule.Before.IsZero() {
+		return controlplane.Pruned{}, nil
+	}
+	var out controlplane.Pruned
+	err := q.db.Write(ctx, func(c Conn) error {
+		n, err := c.Exec(ctx, `UPDATE tasks SET submit_key = NULL, submit_hash = NULL WHERE id IN (SELECT id FROM tasks
+			WHERE submit_key IS NOT NULL AND created_at < $1 ORDER BY id LIMIT $2)`, q.db.Time(rule.Before), rule.Limit)
+		out.Rows = n
+		return err
+	})
+	if err != nil {
+		return controlplane.Pruned{}, fmt.Errorf("prune submit keys: %w", err)
+	}
+	return out, nil
+}

@@ -50,6 +50,28 @@ func (q Queries) GetTask(ctx context.Context, id int64) (*controlplane.Task, err
 	return t, nil
 }
 
+// TaskBySubmitKey: see controlplane.Store.
+func (q Queries) TaskBySubmitKey(ctx context.Context, ownerID int64, key string) (*controlplane.Task, string, error) {
+	var hash string
+	t, err := q.scanTask(scanFirst{q.db.Reader().QueryRow(ctx, `SELECT submit_hash, `+TaskCols+` FROM tasks
+		WHERE owner_id = $1 AND submit_key = $2`, ownerID, key), &hash})
+	if err != nil {
+		return nil, "", fmt.Errorf("task submitted with key %q: %w", key, err)
+	}
+	return t, hash, nil
+}
+
+// scanFirst scans one leading column into first, the rest into the
+// caller's destinations.
+type scanFirst struct {
+	row   Row
+	first *string
+}
+
+func (s scanFirst) Scan(dest ...any) error {
+	return s.row.Scan(append([]any{s.first}, dest...)...)
+}
+
 // ListTaskEvents returns the task's events oldest first; ErrNotFound when the
 // task does not exist.
 func (q Queries) ListTaskEvents(ctx context.Context, taskID int64) ([]*controlplane.TaskEvent, error) {
