@@ -71,3 +71,26 @@ type Store interface {
 	// DeleteSetting removes key; removing a missing key is not an error.
 	DeleteSetting(ctx context.Context, key string) error
 }
+
+// AuthChange tells every server sharing a store that cached credentials
+// must be forgotten: one API key (KeyID), every key of one user (OwnerID),
+// or everything (All: the feed may have missed changes).
+type AuthChange struct {
+	KeyID   int64
+	OwnerID int64
+	All     bool
+}
+
+// AuthChangeFeed carries AuthChanges between the servers of one store
+// (PostgreSQL: LISTEN/NOTIFY). A store shared by one server only (SQLite)
+// has none.
+type AuthChangeFeed interface {
+	// PublishAuthChange sends c to every subscriber on every server,
+	// this one included.
+	PublishAuthChange(ctx context.Context, c AuthChange) error
+	// SubscribeAuthChanges calls fn for each change until cancel.
+	SubscribeAuthChanges(fn func(AuthChange)) (cancel func())
+	// AuthChangesLive reports whether changes are being received now;
+	// while not, caches must not trust what they hold for long.
+	AuthChangesLive() bool
+}

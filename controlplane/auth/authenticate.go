@@ -17,7 +17,15 @@ type keyCache struct {
 	ttl time.Duration
 	now func() time.Time
 	m   map[string]cachedKey // by prefix
+	// live, when set, says whether the credential change feed is being
+	// received; while it is not, entries are trusted for feedDownTTL at
+	// most, since a revocation on another server would go unheard.
+	live func() bool
 }
+
+// feedDownTTL bounds how stale a cached key may be while the credential
+// change feed is down.
+const feedDownTTL = time.Second
 
 type cachedKey struct {
 	key      *controlplane.APIKey
@@ -33,7 +41,11 @@ func (c *keyCache) get(prefix string) (cachedKey, bool) {
 	c.mu.RLock()
 	e, ok := c.m[prefix]
 	c.mu.RUnlock()
-	if !ok || c.now().Sub(e.loadedAt) >= c.ttl {
+	ttl := c.ttl
+	if c.live != nil && !c.live() {
+		ttl = min(ttl, feedDownTTL)
+	}
+	if !ok || c.now().Sub(e.loadedAt) >= ttl {
 		return cachedKey{}, false
 	}
 	return e, true
@@ -62,11 +74,57 @@ func (c *keyCache) dropOwner(ownerID int64) {
 	c.mu.Unlock()
 }
 
-// ForgetOwner drops this server's cached API keys of a user, so that a
-// change to the user (role, status, tenant, deletion) applies to the next
-// request made with any of their keys. Other servers of a cluster see the
-// change within APIKeyCacheTTL.
-func (s *Service) ForgetOwner(userID int64) { s.keys.dropOwner(userID) }
+// dropKey forgets the cached key with this id.
+func (c *keyCache) dropKey(id int64) {
+	c.mu.Lock()
+	for p, e := range c.m {
+		if e.key.ID == id {
+			delete(c.m, p)
+		}
+	}
+	c.mu.Unlock()
+}
+
+func (c *keyCache) dropAll() {
+	c.mu.Lock()
+	clear(c.m)
+	c.mu.Unlock()
+}
+
+// ForgetOwner drops the cached API keys of a user on every server, so
+// that a change to the user (role, status, tenant, deletion) applies to
+// the next request made with any of their keys.
+func (s *Service) ForgetOwner(userID int64) {
+	s.keys.dropOwner(userID)
+	if s.feed == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.feed.PublishAuthChange(ctx, controlplane.AuthChange{OwnerID: userID}); err != nil {
+		// Other servers fall back on their key cache's bound.
+		s.log.Warn("user change not sent to the other servers", "user", userID, "err", err)
+	}
+}
+
+// onAuthChange applies a change published by any server to this one's
+// key cache.
+func (s *Service) onAuthChange(c controlplane.AuthChange) {
+	switch {
+	case c.All:
+		s.keys.dropAll()
+	case c.KeyID != 0:
+		s.keys.dropKey(c.KeyID)
+		s.echoMu.Lock()
+		if ch, ok := s.echoes[c.KeyID]; ok {
+			close(ch)
+			delete(s.echoes, c.KeyID)
+		}
+		s.echoMu.Unlock()
+	default:
+		s.keys.dropOwner(c.OwnerID)
+	}
+}
 
 // EffectiveKeyRole is the role an API key acts with: never more than its
 // owner holds now. A human-role key acts with the lower of its own role
@@ -221,11 +279,45 @@ func (s *Service) createKey(ctx context.Context, owner *Principal, name string, 
 	return key, k, nil
 }
 
-// RevokeAPIKey revokes the key and drops it from this server's cache.
+// RevokeAPIKey revokes the key and drops it from every server's cache.
+// With several servers it returns once its own server has heard the
+// change back from the feed (at most echoWait): the store sends a
+// notification to every listening server at once, so by then the others
+// have been sent it too.
 func (s *Service) RevokeAPIKey(ctx context.Context, k *controlplane.APIKey) error {
 	if err := s.store.RevokeAPIKey(ctx, k.ID, s.cfg.Now()); err != nil {
 		return fmt.Errorf("revoke api key: %w", err)
 	}
 	s.keys.drop(k.Prefix)
+	if s.feed == nil {
+		return nil
+	}
+	echo := make(chan struct{})
+	s.echoMu.Lock()
+	s.echoes[k.ID] = echo
+	s.echoMu.Unlock()
+	defer func() {
+		s.echoMu.Lock()
+		if s.echoes[k.ID] == echo {
+			delete(s.echoes, k.ID)
+		}
+		s.echoMu.Unlock()
+	}()
+	if err := s.feed.PublishAuthChange(ctx, controlplane.AuthChange{KeyID: k.ID}); err != nil {
+		// Revoked in the store; other servers fall back on their key
+		// cache's bound (feedDownTTL while their feed is down).
+		s.log.Warn("key revocation not sent to the other servers", "key", k.Prefix, "err", err)
+		return nil
+	}
+	if s.feed.AuthChangesLive() {
+		select {
+		case <-echo:
+		case <-time.After(echoWait):
+		case <-ctx.Done():
+		}
+	}
 	return nil
 }
+
+// echoWait bounds how long a revocation waits to hear itself back.
+const echoWait = 2 * time.Second

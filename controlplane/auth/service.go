@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
@@ -56,6 +57,13 @@ type Service struct {
 	ipFails *ipBackoff
 	trusted *trustedIPs
 	keys    *keyCache
+	// feed carries credential changes between the servers of one store;
+	// nil when the store serves one server only.
+	feed controlplane.AuthChangeFeed
+	// echoes are revocations waiting to hear their own change come back
+	// from the feed (then every server's listener has been sent it).
+	echoMu  sync.Mutex
+	echoes  map[int64]chan struct{}
 	audited auditOnce // successful authentications audited once per period
 	log     *slog.Logger
 	// dummyHash equalises timing between unknown and known usernames.
@@ -173,13 +181,22 @@ func New(store controlplane.Store, cfg Config, log *slog.Logger) (*Service, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Service{
+	s := &Service{
 		store: store, cfg: cfg, tokens: ti, log: log, dummyHash: dummy,
 		limiter: NewRateLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.Now),
 		ipFails: newIPBackoff(cfg.Lockout.IPFreeFailures, cfg.Lockout.IPMaxBackoff, cfg.Now),
 		trusted: newTrustedIPs(30*24*time.Hour, cfg.Now),
 		keys:    newKeyCache(cfg.APIKeyCacheTTL, cfg.Now),
-	}, nil
+		echoes:  map[int64]chan struct{}{},
+	}
+	// Several servers on one store: revocations and user changes made on
+	// any of them reach every server's key cache at once.
+	if feed, ok := store.(controlplane.AuthChangeFeed); ok {
+		s.feed = feed
+		s.keys.live = feed.AuthChangesLive
+		feed.SubscribeAuthChanges(s.onAuthChange)
+	}
+	return s, nil
 }
 
 // Tokens exposes the access-token issuer (tests, the agent API).

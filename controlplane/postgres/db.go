@@ -52,6 +52,8 @@ type DB struct {
 	// writes batches concurrent task submissions and audit batches into
 	// one statement per commit (writes.go).
 	writes *storeutil.GroupCommit[writeUnit]
+	// auth carries credential changes between servers (auth_feed.go).
+	auth authFeed
 }
 
 var _ controlplane.Store = (*DB)(nil)
@@ -111,6 +113,7 @@ func (db *DB) Ping(ctx context.Context) error {
 // to call more than once.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
+		db.stopAuthFeed()
 		db.writes.Close()
 		db.pool.Close()
 	})
