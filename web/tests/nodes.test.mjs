@@ -190,4 +190,20 @@ describe('dashboard, nodes and node monitoring', () => {
     assert.equal((await rows.nth(1).locator('td').last().textContent()).trim(), '—');
     assert.match((await rows.nth(0).locator('td').last().textContent()).trim(), /^\d+%$/);
   });
+  step('an operator revokes a node: its agent is refused from then on and the node takes no new tasks', async () => {
+    const id = nodes.mig.nodeId;
+    await nodeRow(id).getByTestId('node-revoke').click();
+    await confirmPopover();
+    await until(async () => (await status(id)) === 'cordoned', 'the revoked node shows cordoned');
+    // Its heartbeats (every 2 s) stop counting at once: the agent's next
+    // request is refused, whatever credential it carries.
+    const at = (await apiNode(id)).last_heartbeat;
+    await sleep(5_000);
+    assert.equal((await apiNode(id)).last_heartbeat, at, 'no heartbeat is accepted after revocation');
+    assert.match(nodes.mig.log(), /revoked/, 'the agent was told why');
+    // The other nodes keep heartbeating.
+    const other = nodes.h100.nodeId;
+    const before = (await apiNode(other)).last_heartbeat;
+    await until(async () => (await apiNode(other)).last_heartbeat !== before, 'the other node still heartbeats', 10_000);
+  });
 });

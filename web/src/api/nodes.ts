@@ -106,7 +106,7 @@ export interface SchedulerSummary {
   scheduler: { leader: boolean; holder: string; last_tick: string | null };
 }
 
-export type SchedulingOp = 'cordon' | 'uncordon' | 'drain';
+export type SchedulingOp = 'cordon' | 'uncordon' | 'drain' | 'revoke';
 
 export const nodesApi = {
   /** list asks for up to 500 nodes: the console shows the fleet on one page. */

@@ -48,6 +48,8 @@ const nodesEn = {
     statusName: { online: 'Online', offline: 'Offline', cordoned: 'Cordoned', draining: 'Draining' },
     cordon: 'Cordon',
     uncordon: 'Uncordon',
+    revoke: 'Revoke',
+    confirmRevoke: 'Revoke {{id}}? Its agent is refused from its next request (key and certificate), the node takes no new tasks; the machine must enrol again.',
     drain: 'Drain',
     confirmCordon: 'Stop placing new tasks on {{id}}?',
     confirmDrain: 'Drain {{id}}? New tasks stop and its work moves elsewhere.',

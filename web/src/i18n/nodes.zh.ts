@@ -49,6 +49,8 @@ const nodesZh: typeof nodesEn = {
     statusName: { online: '在线', offline: '离线', cordoned: '已封锁', draining: '排空中' },
     cordon: '封锁',
     uncordon: '解除封锁',
+    revoke: '吊销',
+    confirmRevoke: '吊销 {{id}}？其代理从下一次请求起即被拒绝（密钥与证书），节点不再接收新任务；该机器需重新注册。',
     drain: '排空',
     confirmCordon: '停止向 {{id}} 调度新任务？',
     confirmDrain: '排空 {{id}}？将停止调度新任务并迁出现有任务。',

@@ -1,6 +1,6 @@
 // Nodes: every enrolled node with its status, vendors and accelerators
 // (inventory joined with the ledger's allocations), cordon / uncordon /
-// drain for operators, a link to its monitoring charts, and bootstrap
+// drain / revoke for operators, a link to its monitoring charts, and bootstrap
 // token management for admins.
 import { useEffect, useMemo, useState, type HTMLAttributes, type Key } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -51,6 +51,7 @@ function OpButtons({ node }: { node: HFNode }) {
       {!node.cordoned && !node.draining && confirm('cordon', t('nodes.confirmCordon', { id: node.id }))}
       {!node.draining && confirm('drain', t('nodes.confirmDrain', { id: node.id }), true)}
       {(node.cordoned || node.draining) && confirm('uncordon', t('nodes.confirmUncordon', { id: node.id }))}
+      {confirm('revoke', t('nodes.confirmRevoke', { id: node.id }), true)}
     </>
   );
 }
