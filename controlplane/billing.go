@@ -129,7 +129,8 @@ type BillingStore interface {
 	RecordUsage(ctx context.Context, recs []*UsageRecord, metered []int64) ([]*UsageRecord, error)
 	// ListUsage returns the records of f, by day then interval.
 	ListUsage(ctx context.Context, f UsageFilter) ([]*UsageRecord, error)
-	// TenantKnown reports whether any user, task, quota or usage names tenant.
+	// TenantKnown reports whether tenant exists (the tenants table) or any
+	// user, task, quota, budget or usage names it.
 	TenantKnown(ctx context.Context, tenant string) (bool, error)
 	// Sums of usage for reports and the device history for measured usage.
 	UsageSumStore

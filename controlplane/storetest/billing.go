@@ -297,4 +297,11 @@ func testTenantKnown(t *testing.T, open BillingOpener) {
 	ok, err = s.TenantKnown(ctx(t), "budget-only")
 	require.NoError(t, err)
 	require.True(t, ok)
+	// A tenant created through the tenants API, before anyone uses it.
+	if ts, isTenants := any(s).(controlplane.TenantStore); isTenants {
+		require.NoError(t, ts.CreateTenant(ctx(t), &controlplane.Tenant{Name: "created-only"}))
+		ok, err = s.TenantKnown(ctx(t), "created-only")
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
 }

@@ -205,7 +205,8 @@ func (q Queries) TenantKnown(ctx context.Context, tenant string) (bool, error) {
 	var ok bool
 	err := q.db.Reader().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE tenant = $1)
 		OR EXISTS (SELECT 1 FROM tasks WHERE tenant = $1) OR EXISTS (SELECT 1 FROM quotas WHERE tenant = $1)
-		OR EXISTS (SELECT 1 FROM usage_records WHERE tenant = $1) OR EXISTS (SELECT 1 FROM budgets WHERE tenant = $1)`,
+		OR EXISTS (SELECT 1 FROM usage_records WHERE tenant = $1) OR EXISTS (SELECT 1 FROM budgets WHERE tenant = $1)
+		OR EXISTS (SELECT 1 FROM tenants WHERE name = $1)`,
 		tenant).Scan(&ok)
 	return ok, err
 }
