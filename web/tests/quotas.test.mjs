@@ -135,7 +135,7 @@ describe('quotas console', () => {
     const before = (await quotas()).length;
     await page.getByTestId('quota-add').click();
     await fillQuota({ project: 'nlp', devices: 3, compute: 100 });
-    await page.getByText(/超出租户 acme 的配额 2/).waitFor();
+    await page.getByText('项目的设备数上限 3 超出租户 acme（全部厂商）的配额 2').waitFor();
     assert.equal((await quotas()).length, before, 'the refused quota was not stored');
     await input('quota-devices').fill('1');
     await page.getByTestId('quota-save').click();
@@ -150,7 +150,7 @@ describe('quotas console', () => {
     await row('Project nlp').getByTestId('quota-edit').click();
     await input('quota-devices').fill('5');
     await page.getByTestId('quota-save').click();
-    await page.getByText(/is over tenant acme’s quota of 2/).waitFor();
+    await page.getByText('The project’s devices limit 5 is over tenant acme’s quota of 2 for all vendors').waitFor();
     await page.locator('.ant-modal-footer').getByRole('button', { name: 'Cancel' }).click();
     assert.equal((await quotas()).find((q) => q.project === 'nlp').devices, 1, 'unchanged');
   });

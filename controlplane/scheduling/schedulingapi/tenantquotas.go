@@ -204,16 +204,18 @@ func (h *handlers) withinTenant(ctx context.Context, q scheduling.QuotaView) err
 			if f.bound == 0 || (f.limit > 0 && f.limit <= f.bound) {
 				continue
 			}
-			limit := strconv.FormatInt(f.limit, 10)
+			limit, limitKind := strconv.FormatInt(f.limit, 10), "value"
 			if f.limit == 0 {
-				limit = "unlimited"
+				limit, limitKind = "unlimited", "unlimited"
 			}
-			vendor := tq.Vendor
+			vendor, vendorKind := tq.Vendor, "one"
 			if vendor == "" {
-				vendor = "all vendors"
+				vendor, vendorKind = "all vendors", "all"
 			}
+			// The *_kind params let the console word both cases in each language.
 			return controlplane.InvalidCode(CodeQuotaExceedsTenant,
-				[]string{"field", f.name, "limit", limit, "tenant_limit", strconv.FormatInt(f.bound, 10), "tenant", q.Tenant, "vendor", vendor},
+				[]string{"field", f.name, "limit", limit, "limit_kind", limitKind, "tenant_limit", strconv.FormatInt(f.bound, 10),
+					"tenant", q.Tenant, "vendor", vendor, "vendor_kind", vendorKind},
 				"%s %s of project %q is over tenant %q's quota of %d (%s)", f.name, limit, q.Project, q.Tenant, f.bound, vendor)
 		}
 	}

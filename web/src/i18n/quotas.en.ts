@@ -33,8 +33,12 @@ const quotasEn = {
     readOnly: 'You can read these quotas; cluster administrators and the tenant’s admins change them.',
     tenantAdminHint: 'As tenant admin you set your projects’ quotas, each within the tenant’s quota.',
     live: 'Use is live: it counts the devices held by placed tasks and refreshes every 5 s.',
+    fieldNames: { devices: 'devices', memory_mib: 'device memory (MiB)', compute_percent: 'compute (%)' },
+    limitText: { value: '{{limit}}', unlimited: 'unlimited' },
+    vendorText: { all: 'for all vendors', one: 'for {{vendor}}' },
     errors: {
-      quota_exceeds_tenant: 'The {{field}} limit {{limit}} is over tenant {{tenant}}’s quota of {{tenant_limit}} ({{vendor}})',
+      quota_exceeds_tenant:
+        'The project’s $t(quo.fieldNames.{{field}}) limit $t(quo.limitText.{{limit_kind}}, {"limit": "{{limit}}"}) is over tenant {{tenant}}’s quota of {{tenant_limit}} $t(quo.vendorText.{{vendor_kind}}, {"vendor": "{{vendor}}"})',
       quota_tenant_level: 'The quota of tenant {{tenant}} itself is set by cluster administrators; tenant admins set their projects’ quotas',
       quota_project_not_found: 'Tenant {{tenant}} has no project {{project}}',
       quota_not_found: 'Tenant {{tenant}} has no quota {{id}}',

@@ -33,8 +33,12 @@ const quotasZh = {
     readOnly: '您可以查看这些配额；由集群管理员和租户管理员修改。',
     tenantAdminHint: '作为租户管理员，您可以设置本租户各项目的配额，每项不超过租户配额。',
     live: '用量为实时数据：统计已放置任务占用的设备，每 5 秒刷新。',
+    fieldNames: { devices: '设备数', memory_mib: '显存（MiB）', compute_percent: '算力（%）' },
+    limitText: { value: '{{limit}}', unlimited: '不限' },
+    vendorText: { all: '（全部厂商）', one: '（{{vendor}}）' },
     errors: {
-      quota_exceeds_tenant: '{{field}} 限额 {{limit}} 超出租户 {{tenant}} 的配额 {{tenant_limit}}（{{vendor}}）',
+      quota_exceeds_tenant:
+        '项目的$t(quo.fieldNames.{{field}})上限 $t(quo.limitText.{{limit_kind}}, {"limit": "{{limit}}"}) 超出租户 {{tenant}}$t(quo.vendorText.{{vendor_kind}}, {"vendor": "{{vendor}}"})的配额 {{tenant_limit}}',
       quota_tenant_level: '租户 {{tenant}} 本身的配额由集群管理员设置；租户管理员设置其项目的配额',
       quota_project_not_found: '租户 {{tenant}} 没有项目 {{project}}',
       quota_not_found: '租户 {{tenant}} 没有编号为 {{id}} 的配额',
