@@ -11,6 +11,7 @@ import { atLeast } from './auth/roles';
 import MainLayout from './layout/MainLayout';
 import { HOME, NAV } from './layout/nav';
 import LoginPage from './pages/LoginPage';
+import SSOFinishPage from './pages/SSOFinishPage';
 
 function RequireRole({ min, children }: { min: Role; children: ReactNode }) {
   const { user } = useAuth();
@@ -38,6 +39,7 @@ export default function App() {
   return (
     <Routes>
       <Route path="/login" element={<LoginPage />} />
+      <Route path="/login/sso" element={<SSOFinishPage />} />
       <Route
         element={
           <RequireAuth>

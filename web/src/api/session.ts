@@ -93,18 +93,62 @@ export function restore(): Promise<User | null> {
   return restoring;
 }
 
-/** logout revokes the refresh token on the server, then forgets the session locally either way. */
-export async function logout(): Promise<void> {
+/**
+ * logout revokes the refresh token on the server, then forgets the session
+ * locally either way. For an account of an OpenID provider that offers
+ * RP-initiated logout it answers the provider's logout page, where the
+ * caller sends the browser (null otherwise).
+ */
+export async function logout(): Promise<string | null> {
   const token = storedRefresh();
   const bearer = accessToken;
+  const sso = currentUser?.auth_source?.startsWith('oidc:') ?? false;
   setSession(null);
   if (token) {
     try {
-      await send('POST', '/api/v1/auth/logout', { body: { refresh_token: token }, token: bearer });
+      if (sso) {
+        const r = await send<{ end_session_url?: string }>('POST', '/api/v1/auth/oidc/logout', { body: { refresh_token: token }, token: bearer });
+        return r?.end_session_url || null;
+      } else {
+        await send('POST', '/api/v1/auth/logout', { body: { refresh_token: token }, token: bearer });
+      }
     } catch {
       // The local session is gone already; an expired token on the server side is harmless.
     }
   }
+  return null;
+}
+
+export interface SSOProvider {
+  name: string;
+  display_name: string;
+  start_url: string;
+}
+
+/** ssoProviders lists the OpenID providers of the login page's buttons. */
+export async function ssoProviders(): Promise<SSOProvider[]> {
+  const r = await send<{ providers: SSOProvider[] }>('GET', '/api/v1/auth/oidc/providers');
+  return r.providers ?? [];
+}
+
+let redeeming: Promise<User> | null = null;
+
+/**
+ * redeemSSO turns the finished single sign-on of this browser (a one-use
+ * cookie the server set) into the session. Concurrent callers share one
+ * request: the cookie works once.
+ */
+export function redeemSSO(): Promise<User> {
+  if (!redeeming) {
+    redeeming = send<TokenResponse>('POST', '/api/v1/auth/oidc/session').then((t) => {
+      setSession(t);
+      return t.user;
+    });
+    redeeming.catch(() => {}).finally(() => {
+      redeeming = null;
+    });
+  }
+  return redeeming;
 }
 
 /** expire ends the session after a failed refresh (no server call). */

@@ -60,9 +60,12 @@ export default function MainLayout() {
   const selected = NAV.find((n) => location.pathname.startsWith(n.path))?.path;
 
   const onLogout = async () => {
-    await logout();
+    const providerLogout = await logout();
     queryClient.clear();
-    navigate('/login', { replace: true });
+    // The provider's logout page comes back to /login; a client-side
+    // navigation now would cancel the browser's trip there.
+    if (providerLogout) window.location.assign(providerLogout);
+    else navigate('/login', { replace: true });
   };
 
   return (

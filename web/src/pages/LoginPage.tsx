@@ -2,12 +2,12 @@
 // logins (one answer for wrong password, unknown user and lockout), rate
 // limits and an unavailable store are shown in the console's language by
 // their stable error code; anything else with the server's message.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router-dom';
-import { Alert, Button, Card, Form, Input, Select, Space, Typography } from 'antd';
-import { LockOutlined, UserOutlined } from '@ant-design/icons';
+import { Alert, Button, Card, Divider, Form, Input, Select, Space, Typography } from 'antd';
+import { LockOutlined, LoginOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import { login } from '../api/session';
+import { login, ssoProviders, type SSOProvider } from '../api/session';
 import { useAuth } from '../auth/AuthContext';
 import { errorText } from '../components/notify';
 import { codedText } from '../i18n/codes';
@@ -25,9 +25,21 @@ export default function LoginPage() {
   const { user, ready } = useAuth();
   const navigate = useNavigate();
   const location = useLocation();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(() => ssoErrorText(location.search));
   const [busy, setBusy] = useState(false);
+  const [providers, setProviders] = useState<SSOProvider[]>([]);
   const from = (location.state as { from?: string } | null)?.from ?? HOME;
+
+  useEffect(() => {
+    let live = true;
+    ssoProviders().then(
+      (ps) => live && setProviders(ps),
+      () => {}, // no buttons when the list cannot be read; password sign-in still works
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
 
   if (ready && user) return <Navigate to={from} replace />;
 
@@ -73,6 +85,26 @@ export default function LoginPage() {
               {t('login.submit')}
             </Button>
           </Form>
+          {providers.length > 0 && (
+            <>
+              <Divider plain style={{ margin: 0 }}>
+                {t('sso.or')}
+              </Divider>
+              <Space direction="vertical" style={{ width: '100%' }}>
+                {providers.map((p) => (
+                  <Button
+                    key={p.name}
+                    block
+                    icon={<LoginOutlined />}
+                    data-testid={`sso-${p.name}`}
+                    onClick={() => window.location.assign(`${p.start_url}?${new URLSearchParams({ return_to: from })}`)}
+                  >
+                    {t('sso.signInWith', { name: p.display_name })}
+                  </Button>
+                ))}
+              </Space>
+            </>
+          )}
         </Space>
       </Card>
     </div>
@@ -95,4 +127,19 @@ function loginErrorText(err: unknown): string {
     if (coded) return coded;
   }
   return errorText(err);
+}
+
+/**
+ * ssoErrorText is the refusal a single sign-on came back with
+ * (/login?sso_error=<code>&sso_<param>=…), in the console's language.
+ */
+function ssoErrorText(search: string): string | null {
+  const q = new URLSearchParams(search);
+  const code = q.get('sso_error');
+  if (!code) return null;
+  const params: Record<string, string> = {};
+  q.forEach((v, k) => {
+    if (k.startsWith('sso_') && k !== 'sso_error') params[k.slice(4)] = v;
+  });
+  return codedText(code, params) ?? i18nInstance.t('login.unavailable');
 }

@@ -37,7 +37,11 @@ type Options struct {
 	ClientID, ClientSecret string
 	RedirectURIs           []string
 	PostLogoutRedirectURIs []string
-	Users                  []User
+	// RedirectURIGlobs and PostLogoutRedirectURIGlobs accept URLs matching
+	// a pattern (e.g. http://127.0.0.1:*/api/v1/auth/oidc/*/callback), for a
+	// relying party whose port is chosen after the provider starts.
+	RedirectURIGlobs, PostLogoutRedirectURIGlobs []string
+	Users                                        []User
 }
 
 // Provider is a running test OpenID provider.
@@ -63,6 +67,7 @@ func New(o Options) (*Provider, error) {
 		p.st.users[u.Username] = &u
 	}
 	p.st.client = &client{id: o.ClientID, secret: o.ClientSecret, redirectURIs: o.RedirectURIs, postLogout: o.PostLogoutRedirectURIs,
+		redirectGlobs: o.RedirectURIGlobs, postLogoutGlobs: o.PostLogoutRedirectURIGlobs,
 		loginURL: func(id string) string { return "/login?id=" + id }}
 	cfg := &op.Config{CryptoKey: sha256.Sum256([]byte("oidctest")), CodeMethodS256: true, AuthMethodPost: true,
 		DefaultLogoutRedirectURI: "/logged-out"}

@@ -255,8 +255,14 @@ type client struct {
 	id, secret   string
 	redirectURIs []string
 	postLogout   []string
-	loginURL     func(id string) string
+	// globs accept callbacks on any port of a test server started after
+	// the provider (path.Match patterns).
+	redirectGlobs, postLogoutGlobs []string
+	loginURL                       func(id string) string
 }
+
+func (c *client) RedirectURIGlobs() []string           { return c.redirectGlobs }
+func (c *client) PostLogoutRedirectURIGlobs() []string { return c.postLogoutGlobs }
 
 func (c *client) GetID() string                       { return c.id }
 func (c *client) RedirectURIs() []string              { return c.redirectURIs }
