@@ -108,19 +108,31 @@ func Heterogenize(nodes []model.Node, tasks []model.Request, seed uint64) ([]mod
 		vendors = append(vendors, v)
 	}
 	sort.Strings(vendors)
-	pickVendor := func() string {
+	// pickVendor draws one of the allowed vendors by device capacity ("" =
+	// none allowed: the task stays unpinned).
+	pickVendor := func(allowed map[string]bool) string {
 		total := 0.0
 		for _, v := range vendors {
-			total += capacity[v]
+			if allowed[v] {
+				total += capacity[v]
+			}
+		}
+		if total == 0 {
+			return ""
 		}
 		x := rng.Float64() * total
+		last := ""
 		for _, v := range vendors {
+			if !allowed[v] {
+				continue
+			}
 			if x < capacity[v] {
 				return v
 			}
 			x -= capacity[v]
+			last = v
 		}
-		return vendors[len(vendors)-1]
+		return last
 	}
 	sortedTasks := append([]model.Request(nil), tasks...)
 	sort.SliceStable(sortedTasks, func(i, j int) bool { return sortedTasks[i].ID < sortedTasks[j].ID })
@@ -146,12 +158,17 @@ func Heterogenize(nodes []model.Node, tasks []model.Request, seed uint64) ([]mod
 				gib := int64(math.Ceil(float64(milli) * heteroRefMiB / model.WholeMilli / 1024))
 				r.MemoryMiB = max(gib, 1) * 1024
 			}
+			// A pin names only a model (or vendor) that can host the task on
+			// an empty device of its kind: a benchmark of placement, not of
+			// requests no fleet could serve (Silver on Ascend, Bronze on Biren).
 			switch y := rng.Float64(); {
 			case y < heteroModelPinned:
-				cls := HeteroFleet[rng.IntN(len(HeteroFleet))]
-				r.Vendor, r.Models = cls.Vendor, []string{cls.Model}
+				if ok := hostable(&r); len(ok) > 0 {
+					cls := HeteroFleet[ok[rng.IntN(len(ok))]]
+					r.Vendor, r.Models = cls.Vendor, []string{cls.Model}
+				}
 			case y < heteroModelPinned+heteroVendorPinned:
-				r.Vendor = pickVendor()
+				r.Vendor = pickVendor(hostableVendors(&r))
 			}
 		}
 		if err := r.Normalize(); err != nil {
@@ -160,6 +177,32 @@ func Heterogenize(nodes []model.Node, tasks []model.Request, seed uint64) ([]mod
 		out = append(out, r)
 	}
 	return outNodes, out, nil
+}
+
+// hostable lists the HeteroFleet classes on whose empty device one slice
+// of r fits (model.FitDevice: tier rules, partitions, memory).
+func hostable(r *model.Request) []int {
+	probe := *r
+	if err := probe.Normalize(); err != nil {
+		return nil
+	}
+	var out []int
+	for i, c := range HeteroFleet {
+		d := model.Device{Vendor: c.Vendor, Model: c.Model, MemoryMiB: c.MemoryMiB, Isolation: inventory.IsolationFor(c.Vendor, c.Model)}
+		st := model.DeviceState{FreeMilli: model.WholeMilli}
+		if _, ok := model.FitDevice(&d, &st, &probe, 1000); ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func hostableVendors(r *model.Request) map[string]bool {
+	out := map[string]bool{}
+	for _, i := range hostable(r) {
+		out[HeteroFleet[i].Vendor] = true
+	}
+	return out
 }
 
 // NodeVendor is the vendor of a node's devices: "" for a CPU-only node,

@@ -78,6 +78,15 @@ func TestHeterogenizeFleetAndTasks(t *testing.T) {
 		case r.Vendor != "":
 			vendorOnly++
 		}
+		if r.Vendor != "" {
+			// A pin names something that can host the task.
+			ok := false
+			for _, i := range hostable(&r) {
+				c := HeteroFleet[i]
+				ok = ok || (c.Vendor == r.Vendor && (len(r.Models) == 0 || r.Models[0] == c.Model))
+			}
+			require.True(t, ok, "%s: %s %v %s %d milli", r.ID, r.Vendor, r.Models, r.QoS, r.ComputeMilli)
+		}
 	}
 	require.Positive(t, qos[model.QoSGold])
 	require.Positive(t, qos[model.QoSSilver])
