@@ -120,7 +120,7 @@ func (s *Service) budgetLocked(ctx context.Context, now time.Time) int {
 	if !s.defrag.seeded {
 		since := now.Add(-time.Hour)
 		prev, _, err := s.store.ListAudit(ctx, controlplane.AuditFilter{Module: controlplane.ModuleScheduler, Actor: "scheduler",
-			Query: auditDefragMove, Since: &since, Page: controlplane.Page{Limit: limit}})
+			Query: auditDefragMove, Since: &since, Page: controlplane.Page{Limit: 2 * limit}}) // each run entry (matched too) has ≥ 1 move
 		if err != nil {
 			s.log.Warn("scheduling: defrag moves of the last hour not read back", "err", err)
 		} else {

@@ -266,3 +266,23 @@ func TestDefragPlanKeepsWorkloadFragmentation(t *testing.T) {
 	require.Zero(t, p.WorkloadFragAfter, "the snapshot is left as it was")
 	require.InDelta(t, 1.0, p.ScoreAfter, 1e-9)
 }
+
+// A new leader reads the moves of the last hour back from the audit log,
+// so a failover does not reset the hourly budget.
+func TestDefragBudgetSurvivesFailover(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, Config{AllowDefrag: true, Defrag: DefragPolicy{Threshold: 0.2, MaxMovesPerHour: 3}})
+	now := h.clk.Now()
+	for _, ago := range []time.Duration{90 * time.Minute, 40 * time.Minute, 10 * time.Minute} {
+		require.NoError(t, h.db.AppendAudit(h.ctx, &controlplane.AuditEntry{At: now.Add(-ago), Actor: "scheduler",
+			Module: controlplane.ModuleScheduler, Level: controlplane.LevelInfo, Action: auditDefragMove, Target: "task/1", Result: "requeued"}))
+	}
+	// Another action that mentions the move's name is not a move.
+	require.NoError(t, h.db.AppendAudit(h.ctx, &controlplane.AuditEntry{At: now.Add(-5 * time.Minute), Actor: "scheduler",
+		Module: controlplane.ModuleScheduler, Level: controlplane.LevelInfo, Action: auditDefragRun, Target: "cluster",
+		Result: "executed", Detail: auditDefragMove}))
+	h.svc.mu.Lock()
+	defer h.svc.mu.Unlock()
+	require.Equal(t, 1, h.svc.budgetLocked(h.ctx, now), "3 an hour, 2 moved in the last hour")
+	require.Equal(t, 2, h.svc.budgetLocked(h.ctx, now.Add(21*time.Minute)), "the one 40 minutes ago has left the hour")
+}
