@@ -298,6 +298,8 @@ describe('scheduling console', () => {
     await page.getByTestId('nav-slices').click();
     const panel = page.getByTestId('defrag-panel');
     await panel.waitFor();
+    // The server runs without allow_defrag: no automatic policy.
+    await until(async () => /仅手动/.test(await page.getByTestId('defrag-policy').textContent()), 'policy shown as manual only');
     await page.getByTestId('defrag-execute').click();
     await page.locator('.ant-popconfirm .ant-btn-primary').filter({ visible: true }).click();
     await until(async () => /allow_defrag/.test(await page.getByTestId('defrag-error').textContent()), 'refusal shown');

@@ -157,12 +157,25 @@ export interface DefragMove {
 export interface DefragPlan {
   score_before: number;
   score_after: number;
+  /** Fragmentation against the recent workload under slicing rules, % of device capacity. */
+  workload_fragmentation_before?: number;
+  workload_fragmentation_after?: number;
   freed: { node: string; device_index: number; moves: DefragMove[] }[] | null;
+}
+
+export interface DefragPolicy {
+  automatic: boolean;
+  threshold: number;
+  max_moves_per_hour: number;
+  quiet_hours: string[];
+  time_zone: string;
+  quiet_now: boolean;
 }
 
 export interface DefragAnswer {
   plan: DefragPlan;
   execute_allowed?: boolean;
+  policy?: DefragPolicy;
   requeued?: number[];
 }
 

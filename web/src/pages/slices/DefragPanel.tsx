@@ -26,6 +26,15 @@ export default function DefragPanel() {
     },
   });
   const p = plan.data?.plan;
+  const pol = plan.data?.policy;
+  const policyText = () => {
+    if (!pol?.automatic) return t('sched.defrag.manualOnly');
+    const quiet = pol.quiet_hours.length
+      ? t('sched.defrag.quiet', { hours: pol.quiet_hours.join(', '), tz: pol.time_zone })
+      : t('sched.defrag.noQuiet');
+    const limit = pol.max_moves_per_hour ? t('sched.defrag.perHour', { n: pol.max_moves_per_hour }) : t('sched.defrag.noLimit');
+    return `${t('sched.defrag.auto', { threshold: pct(pol.threshold) })} · ${limit} · ${quiet}${pol.quiet_now ? ` (${t('sched.defrag.quietNow')})` : ''}`;
+  };
   const moves = (p?.freed ?? []).flatMap((f) => f.moves.map((m) => ({ ...m, freed: `${f.node} #${f.device_index}` })));
   return (
     <Card
@@ -78,6 +87,15 @@ export default function DefragPanel() {
             <Descriptions.Item label={t('sched.defrag.after')}>{pct(p.score_after)}</Descriptions.Item>
             <Descriptions.Item label={t('sched.defrag.allowed')}>
               {plan.data?.execute_allowed ? <Tag color="green">{t('common.yes')}</Tag> : <Tag>{t('sched.defrag.notAllowed')}</Tag>}
+            </Descriptions.Item>
+            <Descriptions.Item label={t('sched.defrag.workloadBefore')}>
+              {(p.workload_fragmentation_before ?? 0).toFixed(1)}%
+            </Descriptions.Item>
+            <Descriptions.Item label={t('sched.defrag.workloadAfter')}>
+              {(p.workload_fragmentation_after ?? 0).toFixed(1)}%
+            </Descriptions.Item>
+            <Descriptions.Item label={t('sched.defrag.policy')}>
+              <span data-testid="defrag-policy">{policyText()}</span>
             </Descriptions.Item>
           </Descriptions>
           {moves.length ? (
