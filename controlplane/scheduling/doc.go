@@ -18,7 +18,13 @@
 //  6. placement: queued tasks by priority then age, skipping those in
 //     backoff; bind = ledger rows + run assignment + queued → scheduled in
 //     one store transaction; gangs bind all members at once; a task that
-//     fits nowhere records "why pending" and may preempt (Preempt plugin).
+//     fits nowhere records "why pending" and may preempt (Preempt plugin);
+//  7. defragmentation (defrag_policy.go), with allow_defrag and a policy
+//     threshold, once per policy interval: outside the quiet hours, when
+//     the fragmentation score reaches the threshold and the hourly move
+//     budget allows, restartable Bronze tasks are requeued so that whole
+//     devices come free (after placement, so that a tick's new tasks are
+//     placed first and the plan sees them).
 //
 // The API (api_*.go) works on every server: it reads the store, and the
 // leader's live view when this server is the leader.
