@@ -169,9 +169,12 @@ func randomString() (string, error) {
 }
 
 // SafeReturn keeps only a path of this site (no scheme, no host, no
-// "//"), so a sign-in never redirects elsewhere.
+// "//"), so a sign-in never redirects elsewhere. Any control character
+// refuses the path: browsers drop tabs and newlines from a URL before
+// parsing it, so "/\t/evil.example" would land on //evil.example.
 func SafeReturn(p string) string {
-	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") || strings.ContainsAny(p, "\r\n") {
+	if p == "" || !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") ||
+		strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		return "/"
 	}
 	return p
