@@ -16,7 +16,6 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
@@ -138,9 +137,10 @@ func New(o Options) (*API, error) {
 	a.Handle(http.MethodGet, "/health/ready", Public, http.HandlerFunc(a.healthReady))
 	a.Handle(http.MethodGet, "/health/live", Public, http.HandlerFunc(a.healthLive))
 	// The server's own metrics name routes, users' request rates and
-	// build details: readable with metrics:read only (scrapers use an API
-	// key; server.metrics_addr serves them unauthenticated on a separate listener).
-	a.Handle(http.MethodGet, "/metrics", Perm(auth.ResMetrics, auth.ActRead), promhttp.HandlerFor(o.Registry, promhttp.HandlerOpts{Registry: o.Registry}))
+	// build details: readable with metrics:read only, narrowed to the
+	// caller's tenants below operator (scrapers use an API key;
+	// server.metrics_addr serves them unauthenticated on a separate listener).
+	a.Handle(http.MethodGet, "/metrics", Perm(auth.ResMetrics, auth.ActRead), a.selfMetrics(o.Registry))
 	a.Document(http.MethodGet, "/health", Doc{ID: "health", Summary: "Readiness (as /health/ready)", Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
 	a.Document(http.MethodGet, "/health/ready", Doc{ID: "health-ready", Summary: "Readiness: the store answers a read and takes a write; anonymous callers see only ok/degraded",
 		Tags: []string{"server"}, Response: HealthJSON{}, Errors: []int{503}})
