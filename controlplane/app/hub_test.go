@@ -38,6 +38,14 @@ func startMember(t *testing.T, version string) *member {
 	return m
 }
 
+// heartbeat keeps the member's node online (a long test outlives the
+// heartbeat timeout of the one sent at enrolment).
+func (m *member) heartbeat(t *testing.T) {
+	t.Helper()
+	m.s.ok(http.StatusOK, http.MethodPost, "/api/v1/agents/heartbeat", m.agentKey,
+		protocol.Heartbeat{Health: "ok", CPUCount: 32, MemoryTotalMiB: 256000, MemoryFreeMiB: 200000, Running: []protocol.RunningTask{}}, nil)
+}
+
 // assigned waits until the member's agent is handed task id and returns
 // its attempt.
 func (m *member) assigned(t *testing.T, id int64) int {
@@ -69,7 +77,7 @@ func TestHubMultiCluster(t *testing.T) {
 	other := startMember(t, "1.5.0")
 	hub := startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
 		c.Hub.Enabled = true
-		c.Hub.PollInterval = server.Duration(time.Hour) // polled by hand below
+		c.Hub.PollInterval = server.Duration(time.Second) // the leader's periodic poll sees east go
 		c.Hub.Timeout = server.Duration(3 * time.Second)
 	})
 	admin := hub.adminToken()
@@ -103,6 +111,8 @@ func TestHubMultiCluster(t *testing.T) {
 	require.Empty(t, list.Items, "a refused registration stores nothing")
 
 	// Registered: the key is never returned; the summary is there at once.
+	east.heartbeat(t)
+	west.heartbeat(t)
 	r := hub.do(http.MethodPost, "/api/v1/clusters", admin, reg("east", east))
 	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
 	require.NotContains(t, string(r.Body), east.key)
@@ -130,6 +140,7 @@ func TestHubMultiCluster(t *testing.T) {
 	east.assigned(t, busy)
 
 	// Auto placement picks west, where a device is free.
+	west.heartbeat(t)
 	_, alice := hub.userWithRole(admin, "alice", "user")
 	var ht apitypes.HubTaskJSON
 	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", alice, map[string]any{"cluster": "auto",
@@ -222,15 +233,20 @@ func TestHubMultiCluster(t *testing.T) {
 	r = hub.do(http.MethodGet, "/prometheus/api/v1/query?query="+url.QueryEscape("sum("), admin, nil)
 	require.Equal(t, http.StatusBadRequest, r.Status, string(r.Body))
 
-	// East is killed: the poll marks it unreachable and its unfinished
+	hub.ok(http.StatusOK, http.MethodPost, "/api/v1/clusters/refresh", admin, nil, &list)
+	require.Len(t, list.Items, 2)
+
+	// East is killed: the leader's poll marks it unreachable and its unfinished
 	// task unknown; west is still served, placement and PromQL go on.
 	east.s.stop()
-	hub.ok(http.StatusOK, http.MethodPost, "/api/v1/clusters/refresh", admin, nil, &list)
 	byName := map[string]apitypes.ClusterJSON{}
-	for _, c := range list.Items {
-		byName[c.Name] = c
-	}
-	require.Equal(t, "unreachable", byName["east"].Status)
+	require.Eventually(t, func() bool {
+		hub.ok(http.StatusOK, http.MethodGet, "/api/v1/clusters", admin, nil, &list)
+		for _, c := range list.Items {
+			byName[c.Name] = c
+		}
+		return byName["east"].Status == "unreachable"
+	}, 15*time.Second, 100*time.Millisecond, "the hub leader's poll never marked east unreachable")
 	require.NotEmpty(t, byName["east"].LastError)
 	require.NotNil(t, byName["east"].Summary, "the last summary is kept")
 	require.Equal(t, "reachable", byName["west"].Status)
@@ -239,6 +255,7 @@ func TestHubMultiCluster(t *testing.T) {
 	require.Contains(t, waiting.Reason, "east")
 	hub.ok(http.StatusOK, http.MethodGet, path, alice, nil, &ht)
 	require.Equal(t, "succeeded", ht.State, "west's task is still served")
+	west.heartbeat(t)
 	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", alice, map[string]any{
 		"task": map[string]any{"name": "after", "command": []string{"true"}}}, &ht)
 	require.Equal(t, "west", ht.Cluster)

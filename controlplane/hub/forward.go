@@ -256,15 +256,7 @@ func (h *Hub) Why(ctx context.Context, id int64, who Caller) (json.RawMessage, e
 func (h *Hub) pass(ctx context.Context, id int64, who Caller,
 	call func(context.Context, *client.Client, int64) (json.RawMessage, error),
 ) (json.RawMessage, error) {
-	ft, err := h.visible(ctx, id, who)
-	if err != nil {
-		return nil, err
-	}
-	if ft.MemberTaskID == 0 {
-		return nil, controlplane.Coded(controlplane.ErrConflict, CodeUnreachable, []string{"name", ft.Cluster},
-			"the task has not reached cluster %s yet", ft.Cluster)
-	}
-	rec, c, err := h.memberOf(ctx, ft)
+	ft, rec, c, err := h.reach(ctx, id, who)
 	if err != nil {
 		return nil, err
 	}
@@ -277,17 +269,27 @@ func (h *Hub) pass(ctx context.Context, id int64, who Caller,
 	return out, nil
 }
 
-// Cancel cancels the task on its member and records the new state.
-func (h *Hub) Cancel(ctx context.Context, id int64, who Caller) (*apitypes.HubTaskJSON, error) {
+// reach loads a forwarded task the caller may see that its member has
+// accepted, with the member's dialed client.
+func (h *Hub) reach(ctx context.Context, id int64, who Caller) (*controlplane.ForwardedTask, *controlplane.MemberCluster, *client.Client, error) {
 	ft, err := h.visible(ctx, id, who)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if ft.MemberTaskID == 0 {
-		return nil, controlplane.Coded(controlplane.ErrConflict, CodeUnreachable, []string{"name", ft.Cluster},
+		return nil, nil, nil, controlplane.Coded(controlplane.ErrConflict, CodeUnreachable, []string{"name", ft.Cluster},
 			"the task has not reached cluster %s yet", ft.Cluster)
 	}
 	rec, c, err := h.memberOf(ctx, ft)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ft, rec, c, nil
+}
+
+// Cancel cancels the task on its member and records the new state.
+func (h *Hub) Cancel(ctx context.Context, id int64, who Caller) (*apitypes.HubTaskJSON, error) {
+	ft, rec, c, err := h.reach(ctx, id, who)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,11 @@ func TestScore(t *testing.T) {
 			require.Equal(t, c.want, score(c.d, c.cand))
 		})
 	}
+	cpu := demandOf(apitypes.TaskSpecJSON{})
+	offline := &memberState{summary: apitypes.ClusterSummaryJSON{NodesTotal: 2}}
+	require.Equal(t, apitypes.ClusterScoreJSON{Cluster: "g", Score: 0.99, Matching: 2, Reason: reasonBusy}, score(cpu, candidate{name: "g", state: offline}),
+		"CPU only, every node offline: it would wait")
+	require.Equal(t, -1.0, score(cpu, candidate{name: "h", state: &memberState{}}).Score, "no nodes at all")
 	down := score(whole, candidate{name: "x", err: errors.New("refused")})
 	require.Equal(t, -1.0, down.Score)
 	require.Contains(t, down.Reason, "unreachable: refused")

@@ -100,6 +100,7 @@ const (
 	reasonUnreachable = "unreachable"
 	reasonNoDevices   = "too few devices of the requested vendor/model"
 	reasonBusy        = "no free capacity now; the task would wait"
+	reasonNoNodes     = "no nodes"
 )
 
 func score(d demand, c candidate) apitypes.ClusterScoreJSON {
@@ -119,8 +120,12 @@ func score(d demand, c candidate) apitypes.ClusterScoreJSON {
 	if d.devices == 0 {
 		// CPU only: every member can hold it; the queue decides.
 		s.Fits, s.Matching = sum.NodesOnline, sum.NodesTotal
-		if sum.NodesOnline == 0 {
-			s.Reason, s.Score = reasonNoDevices, -1
+		switch {
+		case sum.NodesTotal == 0:
+			s.Reason, s.Score = reasonNoNodes, -1
+			return s
+		case sum.NodesOnline == 0:
+			s.Reason, s.Score = reasonBusy, round2(queue*0.99)
 			return s
 		}
 		s.Score = round2(100 * (weightFree + weightQueue*queue + weightFrag*unfragmented))
