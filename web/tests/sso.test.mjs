@@ -4,8 +4,9 @@
 // clicks "使用 Corp SSO 登录", signs in at the provider and lands in the
 // console as the account the claims mapped (operator, member of team-a);
 // logout leaves the provider's session too and comes back to /login; a
-// user no group grants a role comes back with the reason in Chinese, and
-// the button reads in English after switching. Any JavaScript dialog or
+// user no group grants a role comes back with the reason in Chinese, as
+// does a password sign-in while the LDAP directory is down, and the button
+// reads in English after switching. Any JavaScript dialog or
 // uncaught page error fails it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -67,9 +68,15 @@ describe('single sign-on console', () => {
         - {group: hf-operators, role: operator}
       group_tenants:
         - {group: team-a, tenant: team-a, role: member}
+  ldap:
+    # a directory that is down: sign-in of a user the store does not hold fails closed
+    urls: [ldap://127.0.0.1:1]
+    bind_dn: cn=heteroflow,dc=example,dc=org
+    user_base: ou=people,dc=example,dc=org
 `,
     );
     process.env.HETEROFLOW_OIDC_CORP_CLIENT_SECRET = SECRET;
+    process.env.HETEROFLOW_LDAP_BIND_PASSWORD = 'ldap-service-secret';
     server = await startServer({ args: ['--config', cfg] });
     const res = await api(server, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
     assert.equal(res.status, 200, res.text);
@@ -145,6 +152,15 @@ describe('single sign-on console', () => {
     const err = page.getByTestId('login-error');
     await err.waitFor();
     assert.match(await err.innerText(), /您所在的组均未被授予 HeteroFlow 访问权限/);
+  });
+
+  step('a directory that does not answer refuses the password sign-in with the reason in Chinese', async () => {
+    await page.locator('#username').fill('ghost');
+    await page.locator('#password').fill('Ghost-Passw0rd');
+    await page.getByTestId('login-submit').click();
+    const err = page.getByTestId('login-error');
+    await until(async () => /无法连接目录服务器 \(LDAP\)，已拒绝登录/.test(await err.innerText()), 'the LDAP refusal in Chinese');
+    assert.equal(page.url().startsWith(`${server.consoleURL}/login`), true);
   });
 
   step('in English the button reads "Sign in with Corp SSO"', async () => {
