@@ -115,6 +115,19 @@ func (a *API) admitTaskTenant(ctx context.Context, p *auth.Principal, spec *cont
 	return nil
 }
 
+// AdmitForwardedTask applies the tenant admission of POST /tasks to a
+// task the caller has another server run for it (the multi-cluster hub
+// forwards with its own admin key, so the member admits any tenant):
+// spec.Tenant is set to the tenant the task runs in.
+func (a *API) AdmitForwardedTask(ctx context.Context, spec *TaskSpecJSON) error {
+	d := specDomain(*spec)
+	if err := a.admitTaskTenant(ctx, PrincipalFrom(ctx), &d); err != nil {
+		return err
+	}
+	spec.Tenant = d.Tenant
+	return nil
+}
+
 // scopeTenantFilter narrows a list's tenant filter to what p may see: ""
 // with visible = p's tenants (nil for cluster-wide callers, who see all),
 // or an explicit tenant p must belong to.

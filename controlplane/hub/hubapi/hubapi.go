@@ -22,11 +22,14 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/hub"
 )
 
-type handlers struct{ h *hub.Hub }
+type handlers struct {
+	h   *hub.Hub
+	api *httpapi.API
+}
 
 // Mount registers the hub's routes on api.
 func Mount(api *httpapi.API, h *hub.Hub) {
-	x := &handlers{h: h}
+	x := &handlers{h: h, api: api}
 	p := httpapi.Prefix
 	ctags, ttags := []string{"clusters"}, []string{"hub tasks"}
 	cread := httpapi.Perm(auth.ResClusters, auth.ActRead)
@@ -139,6 +142,11 @@ type submitIn struct {
 }
 
 func (x *handlers) submit(ctx context.Context, in *submitIn) (*httpapi.Body[apitypes.HubTaskJSON], error) {
+	// The member admits whatever tenant the hub's key names: the hub
+	// admits the caller into the task's tenant first, as POST /tasks does.
+	if err := x.api.AdmitForwardedTask(ctx, &in.Body.Task); err != nil {
+		return nil, err
+	}
 	out, err := x.h.Submit(ctx, in.Body, caller(ctx))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
+	"github.com/heteroflow/heteroflow/controlplane/server"
+)
+
+// TestHubTaskTenantAdmission: the hub forwards with its own admin key, so
+// the member admits whatever tenant the task names; the hub therefore
+// admits the tenant itself, as POST /tasks does. A member of acme cannot
+// run a task on globex's quota through the hub, a user in no tenant
+// cannot name one, and a task without a tenant runs in the submitter's.
+func TestHubTaskTenantAdmission(t *testing.T) {
+	east := startMember(t, "1.4.0")
+	hub := startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
+		c.Hub.Enabled = true
+		c.Hub.PollInterval = server.Duration(time.Hour)
+		c.Hub.Timeout = server.Duration(3 * time.Second)
+	})
+	admin := hub.adminToken()
+	for _, s := range []struct {
+		s     *testServer
+		admin string
+	}{{hub, admin}, {east.s, east.admin}} {
+		for _, name := range []string{"acme", "globex"} {
+			s.s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants", s.admin, map[string]string{"name": name}, nil)
+		}
+	}
+	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/clusters", admin,
+		map[string]string{"name": "east", "url": east.s.base, "api_key": east.key}, nil)
+	_, mallory := hub.userWithRoleTenant(admin, "mallory", "user", "acme")
+	_, loner := hub.userWithRole(admin, "loner", "user")
+
+	task := func(tenant string) map[string]any {
+		spec := map[string]any{"name": "hub-" + tenant, "command": []string{"true"}, "device_count": 1, "compute_percent": 100}
+		if tenant != "" {
+			spec["tenant"] = tenant
+		}
+		return map[string]any{"cluster": "east", "task": spec}
+	}
+	hub.fails(http.StatusForbidden, "tenant_forbidden", http.MethodPost, "/api/v1/hub/tasks", mallory, task("globex"))
+	hub.fails(http.StatusForbidden, "tenant_forbidden", http.MethodPost, "/api/v1/hub/tasks", loner, task("acme"))
+	hub.fails(http.StatusBadRequest, "tenant_not_found", http.MethodPost, "/api/v1/hub/tasks", mallory, task("initech"))
+	var onEast apitypes.List[apitypes.TaskJSON]
+	east.s.ok(http.StatusOK, http.MethodGet, "/api/v1/tasks?limit=100", east.admin, nil, &onEast)
+	require.Zero(t, onEast.Total, "nothing was forwarded: %+v", onEast.Items)
+
+	var ht apitypes.HubTaskJSON
+	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", mallory, task(""), &ht)
+	var got apitypes.TaskJSON
+	east.s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d", ht.MemberTaskID), east.admin, nil, &got)
+	require.Equal(t, "acme", got.Tenant, "a task without a tenant runs in the submitter's")
+	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", admin, task("globex"), nil)
+}
