@@ -31,7 +31,9 @@ type stateCounts struct {
 
 // score is the cluster fragmentation score: the share of free compute that
 // sits on partly used devices, 0 (every free milli on whole free devices)
-// to 1 (nothing whole is free). It is what a whole-device task cannot use.
+// to 1 (nothing whole is free). It is what a whole-device task cannot use,
+// except partition room (MIG, vNPU) that a partition the recent workload
+// demands can still take (slicing rules, see partitionDemand).
 func (c stateCounts) score() float64 {
 	if c.freeMilli == 0 {
 		return 0
@@ -39,7 +41,7 @@ func (c stateCounts) score() float64 {
 	return float64(c.strandedMilli) / float64(c.freeMilli)
 }
 
-func deviceStates(s *snapshot) stateCounts {
+func deviceStates(s *snapshot, demand partitionDemand) stateCounts {
 	var c stateCounts
 	if s == nil {
 		return c
@@ -48,7 +50,7 @@ func deviceStates(s *snapshot) stateCounts {
 		if s.readiness(i) == nodeOffline {
 			continue
 		}
-		for _, st := range ni.Devices {
+		for d, st := range ni.Devices {
 			free := int64(max(st.FreeMilli, 0))
 			c.freeMilli += free
 			switch deviceState(st) {
@@ -58,9 +60,52 @@ func deviceStates(s *snapshot) stateCounts {
 				c.allocated++
 			default:
 				c.fragmented++
-				c.strandedMilli += free
+				if !demand.usable(&ni.Node.Devices[d], &st, s.cl.RatioMilli()) {
+					c.strandedMilli += free
+				}
 			}
 		}
 	}
 	return c
+}
+
+// partitionDemand is the distinct Gold hardware-partition shapes (one
+// device, less than a whole one) of the recent workload.
+type partitionDemand []model.Request
+
+// maxPartitionShapes bounds the shapes tried per device.
+const maxPartitionShapes = 32
+
+func partitionDemandOf(recent []model.Request) partitionDemand {
+	var out partitionDemand
+	seen := map[string]bool{}
+	for i := range recent {
+		r := recent[i]
+		if r.QoS != model.QoSGold || r.DeviceCount != 1 || r.ComputeMilli >= model.WholeMilli || seen[r.ShapeKey()] {
+			continue
+		}
+		seen[r.ShapeKey()] = true
+		out = append(out, r)
+		if len(out) == maxPartitionShapes {
+			break
+		}
+	}
+	return out
+}
+
+// usable: d is partitioned (MIG, vNPU) and its room still takes one of the
+// demanded partitions, so its free compute is not stranded.
+func (pd partitionDemand) usable(d *model.Device, st *model.DeviceState, ratio int64) bool {
+	if st.Mode != model.ModePartitioned {
+		return false
+	}
+	for i := range pd {
+		if !pd[i].ModelAllowed(d.Vendor, d.Model) {
+			continue
+		}
+		if _, ok := model.FitDevice(d, st, &pd[i], ratio); ok {
+			return true
+		}
+	}
+	return false
 }

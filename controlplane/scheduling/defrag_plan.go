@@ -45,7 +45,8 @@ type DefragPlan struct {
 // recent, the recent requests) does not grow: a move must not strand
 // capacity that the demanded MIG profiles or vNPU templates could use.
 func planDefrag(sn *snapshot, recent []model.Request) DefragPlan {
-	out := DefragPlan{ScoreBefore: deviceStates(sn).score()}
+	demand := partitionDemandOf(recent)
+	out := DefragPlan{ScoreBefore: deviceStates(sn, demand).score()}
 	meter := newWorkloadMeter(sn, recent)
 	out.WorkloadFragBefore = meter.percent()
 	type src struct {
@@ -93,7 +94,7 @@ func planDefrag(sn *snapshot, recent []model.Request) DefragPlan {
 			out.Freed = append(out.Freed, fd)
 		}
 	}
-	out.ScoreAfter = deviceStates(sn).score()
+	out.ScoreAfter = deviceStates(sn, demand).score()
 	out.WorkloadFragAfter = meter.percent()
 	return out
 }

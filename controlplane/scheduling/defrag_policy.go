@@ -228,7 +228,7 @@ func (s *Service) autoDefragLocked(ctx context.Context) error {
 		s.m.defragRuns.WithLabelValues("quiet_hours").Inc()
 		return nil
 	}
-	score := deviceStates(s.snap).score()
+	score := deviceStates(s.snap, partitionDemandOf(s.shapes.reqs)).score()
 	if score < pol.Threshold {
 		s.m.defragRuns.WithLabelValues("below_threshold").Inc()
 		return nil

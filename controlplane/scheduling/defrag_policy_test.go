@@ -62,7 +62,7 @@ func advance(h *harness, d time.Duration) {
 func fragScore(h *harness) float64 {
 	h.svc.mu.Lock()
 	defer h.svc.mu.Unlock()
-	return deviceStates(h.svc.snap).score()
+	return deviceStates(h.svc.snap, partitionDemandOf(h.svc.shapes.reqs)).score()
 }
 
 // TestDefragPolicyEndToEnd: on simulated nodes with --allow-defrag and a
@@ -285,4 +285,47 @@ func TestDefragBudgetSurvivesFailover(t *testing.T) {
 	defer h.svc.mu.Unlock()
 	require.Equal(t, 1, h.svc.budgetLocked(h.ctx, now), "3 an hour, 2 moved in the last hour")
 	require.Equal(t, 2, h.svc.budgetLocked(h.ctx, now.Add(21*time.Minute)), "the one 40 minutes ago has left the hour")
+}
+
+// Partition room that a demanded MIG profile can still take is not
+// stranded in the fragmentation score; room none can take is. One
+// A100-80GB and one whole free one: a Gold 43 % / 40 GiB task takes
+// 4g.40gb (slots 0-3, 4 of 7 compute slices: 571 milli), leaving 429 milli.
+//   - recent demand 1g.10gb (14 %, 10 GiB): fits at slot 4 → not stranded,
+//     score 0 / 1,429 = 0;
+//   - recent demand 40 % / 40 GiB (3g.40gb: 3 more compute slices make 7,
+//     slots 4-7 free) → 0;
+//   - recent demand 50 % / 40 GiB (only 4g.40gb or 7g, both start at slot
+//     0, taken) → stranded: 429 / 1,429.
+func TestFragmentationScoreCountsPartitionRoom(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, Config{})
+	h.addNode("n1", inventory.VendorNVIDIA, "NVIDIA A100-SXM4-80GB", 2, 81920)
+	h.submit(controlplane.TaskSpec{Name: "g", DeviceCount: 1, MemoryMiB: 40960, ComputePercent: 43, QoS: controlplane.QoSGold,
+		Labels: map[string]string{"duration": "1000000"}})
+	for range 4 {
+		h.step()
+	}
+	sn, err := h.svc.freshSnapshot(h.ctx)
+	require.NoError(t, err)
+	ni, err := sn.cl.Node("n1")
+	require.NoError(t, err)
+	var used []int32
+	for _, st := range ni.Devices {
+		used = append(used, 1000-st.FreeMilli)
+	}
+	require.ElementsMatch(t, []int32{571, 0}, used, "4g.40gb on one GPU")
+	gold := func(pct float64, mem int64) model.Request {
+		r := model.Request{DeviceCount: 1, ComputePercent: pct, MemoryMiB: mem, QoS: model.QoSGold}
+		require.NoError(t, r.Normalize())
+		return r
+	}
+	require.InDelta(t, 429.0/1429, deviceStates(sn, nil).score(), 1e-9, "no demand: FGD's view")
+	require.Zero(t, deviceStates(sn, partitionDemandOf([]model.Request{gold(14, 10240)})).score())
+	require.Zero(t, deviceStates(sn, partitionDemandOf([]model.Request{gold(40, 40960)})).score())
+	require.InDelta(t, 429.0/1429, deviceStates(sn, partitionDemandOf([]model.Request{gold(50, 40960)})).score(), 1e-9)
+	// Bronze demand never makes partition room usable.
+	bronze := model.Request{DeviceCount: 1, ComputePercent: 10, MemoryMiB: 1024, QoS: model.QoSBronze}
+	require.NoError(t, bronze.Normalize())
+	require.InDelta(t, 429.0/1429, deviceStates(sn, partitionDemandOf([]model.Request{bronze})).score(), 1e-9)
 }

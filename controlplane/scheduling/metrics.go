@@ -40,7 +40,7 @@ func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 		queue: prometheus.NewGauge(prometheus.GaugeOpts{Name: "heteroflow_scheduler_queue_length",
 			Help: "Queued tasks at the last tick."}),
 		frag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "heteroflow_fragmentation_score",
-			Help: "Share of free device compute stranded on partly used devices, 0..1 (0 = all free capacity is on whole free devices)."}),
+			Help: "Share of free device compute stranded on partly used devices, 0..1 (0 = all free capacity is on whole free devices); partition room a recently demanded MIG profile or vNPU template can take is not stranded."}),
 		devices: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "heteroflow_devices",
 			Help: "Devices of online nodes by allocation state (free, fragmented, allocated)."}, []string{"state"}),
 		unaccounted: prometheus.NewGauge(prometheus.GaugeOpts{Name: "heteroflow_ledger_unaccounted_tasks",
@@ -92,7 +92,7 @@ func newMetrics(reg prometheus.Registerer, _ *Service) (*metrics, error) {
 
 // observe refreshes the gauges from the live cluster (after each tick).
 func (m *metrics) observe(s *Service) {
-	st := deviceStates(s.snap)
+	st := deviceStates(s.snap, partitionDemandOf(s.shapes.reqs))
 	m.frag.Set(st.score())
 	m.devices.WithLabelValues("free").Set(float64(st.free))
 	m.devices.WithLabelValues("fragmented").Set(float64(st.fragmented))

@@ -398,7 +398,10 @@ func (s *Service) deviceViews(ctx context.Context) ([]DeviceView, stateCounts, *
 				AllocatedPercent: int(1000-st.FreeMilli) / 10, FreePercent: int(st.FreeMilli) / 10, State: deviceState(st), Slices: sl})
 		}
 	}
-	return out, deviceStates(sn), sn, nil
+	s.mu.Lock()
+	demand := partitionDemandOf(s.shapes.reqs)
+	s.mu.Unlock()
+	return out, deviceStates(sn, demand), sn, nil
 }
 
 // Slices lists every device with its slices and the fragmentation score.
