@@ -3,24 +3,15 @@
 package daemon_test
 
 import (
-	"context"
-	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
-	"io"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/credentials"
-	"github.com/heteroflow/heteroflow/agent/daemon"
-	"github.com/heteroflow/heteroflow/controlplane/app"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
@@ -31,73 +22,10 @@ import (
 // the node is revoked: its certificate is refused on the next request and
 // a long-poll waiting with it is answered 401 at once.
 func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
-	dir := agenttest.DataDir(t)
-	certPath, keyPath, pin := selfSigned(t, dir)
-	cfg := server.Defaults()
-	cfg.APIAddr, cfg.ConsoleAddr, cfg.DataDir = "127.0.0.1:0", "", filepath.Join(dir, "server")
-	cfg.TLS = server.TLSConfig{Cert: certPath, Key: keyPath, MTLS: true, RequireAgentCert: true,
-		AgentCertValidity: server.Duration(6 * time.Second)}
-	env := map[string]string{server.EnvAdminPassword: "Root-Password-123"}
-	a, err := app.New(t.Context(), cfg, server.Options{Logger: quiet, Stderr: io.Discard, Getenv: func(k string) string { return env[k] }})
-	require.NoError(t, err)
-	require.NoError(t, a.Start())
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, a.Shutdown(ctx))
-	}()
-	base := "https://" + a.APIAddr()
-	roots := x509.NewCertPool()
-	b, err := os.ReadFile(certPath)
-	require.NoError(t, err)
-	roots.AppendCertsFromPEM(b)
-	client := func(cert *tls.Certificate) *http.Client {
-		tc := &tls.Config{RootCAs: roots}
-		if cert != nil {
-			tc.Certificates = []tls.Certificate{*cert}
-		}
-		return &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
-	}
-	hc := client(nil)
-	send := func(hc *http.Client, method, path, bearer, body string) (int, []byte) {
-		t.Helper()
-		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		if bearer != "" {
-			req.Header.Set("Authorization", "Bearer "+bearer)
-		}
-		res, err := hc.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		raw, _ := io.ReadAll(res.Body)
-		return res.StatusCode, raw
-	}
-	call := func(method, path, bearer, body string, out any) {
-		t.Helper()
-		code, raw := send(hc, method, path, bearer, body)
-		require.Less(t, code, 300, "%s %s: %s", method, path, raw)
-		if out != nil {
-			require.NoError(t, json.Unmarshal(raw, out), string(raw))
-		}
-	}
-	var login struct {
-		AccessToken string `json:"access_token"`
-	}
-	call("POST", "/api/v1/auth/login", "", `{"username":"admin","password":"Root-Password-123"}`, &login)
-	var tok struct {
-		Token string `json:"token"`
-	}
-	call("POST", "/api/v1/bootstrap-tokens", login.AccessToken, `{"description":"renew"}`, &tok)
-
-	agentDir := filepath.Join(dir, "agent")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{Server: base, Token: tok.Token, DataDir: agentDir, ServerFingerprint: pin,
-			Heartbeat: 200 * time.Millisecond, PollWait: time.Second, Logger: quiet, SMI: noTools})
-	}()
-	defer func() { cancel(); <-done }()
+	e := startMTLS(t, func(c *server.TLSConfig) { c.AgentCertValidity = server.Duration(6 * time.Second) })
+	agentDir := filepath.Join(e.dir, "agent")
+	e.runAgent(agentDir)
+	call, send, admin := e.call, e.send, e.admin
 
 	type nodeList struct {
 		Items []struct {
@@ -107,11 +35,14 @@ func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
 	}
 	var nodes nodeList
 	require.Eventually(t, func() bool {
-		call("GET", "/api/v1/nodes", login.AccessToken, "", &nodes)
+		call("GET", "/api/v1/nodes", admin, "", &nodes)
 		return len(nodes.Items) == 1 && nodes.Items[0].LastHeartbeat != nil
 	}, 20*time.Second, 100*time.Millisecond)
 	nodeID := nodes.Items[0].ID
-	var creds credentials.Credentials
+	var (
+		creds credentials.Credentials
+		err   error
+	)
 	require.Eventually(t, func() bool {
 		creds, err = credentials.Load(agentDir)
 		return err == nil // written just after the server enrolled the node
@@ -138,7 +69,7 @@ func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
 	cur := leafOf()
 	require.Equal(t, nodeID, cur.Subject.CommonName)
 	require.True(t, cur.NotAfter.After(first.NotAfter))
-	call("GET", "/api/v1/nodes", login.AccessToken, "", &nodes)
+	call("GET", "/api/v1/nodes", admin, "", &nodes)
 	require.Len(t, nodes.Items, 1, "no second node: the agent never enrolled again")
 	require.True(t, nodes.Items[0].LastHeartbeat.After(first.NotAfter), "heartbeats continue after the first certificate expired")
 	again, err := credentials.Load(agentDir)
@@ -149,12 +80,12 @@ func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
 	// once, and the next request with it is refused.
 	nodeCert, _, err := credentials.LoadCert(agentDir)
 	require.NoError(t, err)
-	asNode := client(&nodeCert)
+	asNode := e.client(&nodeCert)
 	code, raw := send(asNode, "POST", "/api/v1/agents/heartbeat", "", `{}`)
 	require.NotEqual(t, http.StatusUnauthorized, code, "the node's certificate works before revocation: %s", raw)
 	polled := make(chan int, 1)
 	go func() {
-		req, _ := http.NewRequest("GET", base+"/api/v1/agents/assignments?wait=30s", nil)
+		req, _ := http.NewRequest("GET", e.base+"/api/v1/agents/assignments?wait=30s", nil)
 		res, err := asNode.Do(req)
 		if err != nil {
 			polled <- 0
@@ -165,7 +96,7 @@ func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond) // the poll is waiting
 	revokedAt := time.Now()
-	call("POST", "/api/v1/nodes/"+nodeID+"/revoke", login.AccessToken, "", nil)
+	call("POST", "/api/v1/nodes/"+nodeID+"/revoke", admin, "", nil)
 	select {
 	case c := <-polled:
 		require.Equal(t, http.StatusUnauthorized, c, "the open long-poll is answered 401")
@@ -181,6 +112,6 @@ func TestAgentRenewsCertificateAndRevokedNodeIsRefused(t *testing.T) {
 	var node struct {
 		Cordoned bool `json:"cordoned"`
 	}
-	call("GET", "/api/v1/nodes/"+nodeID, login.AccessToken, "", &node)
+	call("GET", "/api/v1/nodes/"+nodeID, admin, "", &node)
 	require.True(t, node.Cordoned, "a revoked node takes no new tasks")
 }

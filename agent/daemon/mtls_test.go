@@ -12,10 +12,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"io"
 	"math/big"
 	"net"
 	"net/http"
@@ -30,8 +28,6 @@ import (
 	"github.com/heteroflow/heteroflow/agent/agenttest"
 	"github.com/heteroflow/heteroflow/agent/credentials"
 	"github.com/heteroflow/heteroflow/agent/daemon"
-	"github.com/heteroflow/heteroflow/controlplane/app"
-	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/receivers/smi"
 )
 
@@ -62,58 +58,10 @@ func noTools(context.Context, string, ...string) ([]byte, error) { return nil, s
 // fingerprint), mTLS and agent certificates required: the node can only
 // heartbeat if the agent made a key, got it signed and presents it.
 func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
-	dir := agenttest.DataDir(t)
-	certPath, keyPath, pin := selfSigned(t, dir)
-	cfg := server.Defaults()
-	cfg.APIAddr, cfg.ConsoleAddr, cfg.DataDir = "127.0.0.1:0", "", filepath.Join(dir, "server")
-	cfg.TLS = server.TLSConfig{Cert: certPath, Key: keyPath, MTLS: true, RequireAgentCert: true}
-	env := map[string]string{server.EnvAdminPassword: "Root-Password-123"}
-	a, err := app.New(t.Context(), cfg, server.Options{Logger: quiet, Stderr: io.Discard, Getenv: func(k string) string { return env[k] }})
-	require.NoError(t, err)
-	require.NoError(t, a.Start())
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, a.Shutdown(ctx))
-	}()
-	base := "https://" + a.APIAddr()
-	roots := x509.NewCertPool()
-	b, err := os.ReadFile(certPath)
-	require.NoError(t, err)
-	roots.AppendCertsFromPEM(b)
-	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
-	call := func(method, path, bearer, body string, out any) {
-		t.Helper()
-		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		if bearer != "" {
-			req.Header.Set("Authorization", "Bearer "+bearer)
-		}
-		res, err := hc.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		raw, _ := io.ReadAll(res.Body)
-		require.Less(t, res.StatusCode, 300, "%s %s: %s", method, path, raw)
-		require.NoError(t, json.Unmarshal(raw, out), string(raw))
-	}
-	var login struct {
-		AccessToken string `json:"access_token"`
-	}
-	call("POST", "/api/v1/auth/login", "", `{"username":"admin","password":"Root-Password-123"}`, &login)
-	var tok struct {
-		Token string `json:"token"`
-	}
-	call("POST", "/api/v1/bootstrap-tokens", login.AccessToken, `{"description":"mtls"}`, &tok)
-
-	agentDir := filepath.Join(dir, "agent")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Config{Server: base, Token: tok.Token, DataDir: agentDir, ServerFingerprint: pin,
-			Heartbeat: 100 * time.Millisecond, PollWait: time.Second, Logger: quiet, SMI: noTools})
-	}()
-	defer func() { cancel(); require.NoError(t, <-done) }()
+	e := startMTLS(t, nil)
+	agentDir := filepath.Join(e.dir, "agent")
+	e.runAgent(agentDir)
+	call := e.call
 
 	var nodes struct {
 		Items []struct {
@@ -123,7 +71,7 @@ func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
 		} `json:"items"`
 	}
 	require.Eventually(t, func() bool {
-		call("GET", "/api/v1/nodes", login.AccessToken, "", &nodes)
+		call("GET", "/api/v1/nodes", e.admin, "", &nodes)
 		return len(nodes.Items) == 1 && nodes.Items[0].CPUCount > 0 && nodes.Items[0].LastHeartbeat != nil
 	}, 20*time.Second, 100*time.Millisecond, "the agent's heartbeats must pass with its client certificate")
 
@@ -135,7 +83,7 @@ func TestAgentEnrollsWithCSRAndUsesClientCert(t *testing.T) {
 	creds, err := credentials.Load(agentDir)
 	require.NoError(t, err)
 	require.Equal(t, nodes.Items[0].ID, creds.NodeID)
-	require.Equal(t, pin, creds.ServerFingerprint, "the pin is kept for later starts")
+	require.Equal(t, e.pin, creds.ServerFingerprint, "the pin is kept for later starts")
 	cert, _, err := credentials.LoadCert(agentDir)
 	require.NoError(t, err)
 	leaf, err := x509.ParseCertificate(cert.Certificate[0])
