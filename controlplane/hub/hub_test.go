@@ -142,3 +142,17 @@ func TestTLSPins(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, CodeCAInvalid, ce.Code)
 }
+
+// TestCheckURLRefusesCredentials: a member's URL is shown to every user
+// of the hub (GET /clusters), so one carrying a user and password is
+// refused; the API key is the member's only credential.
+func TestCheckURLRefusesCredentials(t *testing.T) {
+	for _, bad := range []string{"https://hub:s3cret@east.example:3333", "http://user@east.example", "ftp://east.example",
+		"https://east.example/?key=1", "https://east.example/#x", "east.example"} {
+		_, err := checkURL(bad)
+		require.Error(t, err, bad)
+	}
+	got, err := checkURL(" https://east.example:3333/ ")
+	require.NoError(t, err)
+	require.Equal(t, "https://east.example:3333", got)
+}

@@ -36,9 +36,15 @@ func normalizeFingerprint(fp string) (string, error) {
 	return fp, nil
 }
 
-// checkURL accepts an absolute http(s) URL without query or fragment.
+// checkURL accepts an absolute http(s) URL without query, fragment or
+// credentials: the URL is shown to every user of the hub, and the API key
+// is the member's only credential.
 func checkURL(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
+	if err == nil && u.User != nil {
+		shown := u.Redacted()
+		return "", invalid(CodeURLInvalid, []string{"url", shown}, "cluster url %q must not carry a user or password: the API key is the member's credential", shown)
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return "", invalid(CodeURLInvalid, []string{"url", raw}, "cluster url %q must be an http:// or https:// address such as https://east.example.com:3333", raw)
 	}
