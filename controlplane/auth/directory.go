@@ -15,6 +15,9 @@ import (
 // an answer: Login then fails closed.
 type Directory interface {
 	Authenticate(ctx context.Context, username, password string) (*ExternalIdentity, error)
+	// Lookup reads what the directory holds of username now (groups,
+	// disabled) without a password: a session refresh re-reads it.
+	Lookup(ctx context.Context, username string) (*ExternalIdentity, error)
 	Mapping() Mapping
 }
 
@@ -62,4 +65,24 @@ func (s *Service) directoryLogin(ctx context.Context, u *controlplane.User, user
 		}
 	}
 	return sess, nil
+}
+
+// recheckDirectory re-reads an LDAP account at a session refresh, so a
+// session lasts no longer than the directory's word: removed or disabled
+// there ends it (and disables the account here), changed groups change the
+// role and tenants of the new access token, and a directory that does not
+// answer refuses the refresh as it refuses a login.
+func (s *Service) recheckDirectory(ctx context.Context, u *controlplane.User) (*controlplane.User, error) {
+	id, err := s.cfg.Directory.Lookup(ctx, u.Username)
+	if errors.Is(err, ErrNoSuchDirectoryUser) {
+		if derr := s.disableExternal(ctx, u); derr != nil {
+			return nil, derr
+		}
+		return nil, fmt.Errorf("%w: the account is no longer in the directory", controlplane.ErrUnauthenticated)
+	}
+	if err != nil {
+		s.log.Error("directory re-check at refresh failed; refusing the refresh", "user", u.Username, "err", err)
+		return nil, err
+	}
+	return s.provision(ctx, id, s.cfg.Directory.Mapping())
 }

@@ -136,6 +136,16 @@ const (
 // username belongs to an account of another source (a local account is
 // never taken over by a directory or provider).
 func (s *Service) ExternalLogin(ctx context.Context, id *ExternalIdentity, m Mapping) (*Session, error) {
+	u, err := s.provision(ctx, id, m)
+	if err != nil {
+		return nil, err
+	}
+	return s.startSession(ctx, u, "")
+}
+
+// provision is ExternalLogin without the session: the account created or
+// brought up to date, or the refusal.
+func (s *Service) provision(ctx context.Context, id *ExternalIdentity, m Mapping) (*controlplane.User, error) {
 	if id.Username == "" || id.Source == "" || id.ExternalID == "" {
 		return nil, fmt.Errorf("%w: the identity source did not name the user", controlplane.ErrUnauthenticated)
 	}
@@ -211,7 +221,7 @@ func (s *Service) ExternalLogin(ctx context.Context, id *ExternalIdentity, m Map
 			return nil, err
 		}
 	}
-	return s.startSession(ctx, u, "")
+	return u, nil
 }
 
 // syncMemberships gives userID the wanted role in each managed tenant and

@@ -40,6 +40,11 @@ func (s *Service) Refresh(ctx context.Context, token string) (*Session, error) {
 	if u.Status != controlplane.UserActive {
 		return nil, fmt.Errorf("%w: account is not active", controlplane.ErrUnauthenticated)
 	}
+	if u.AuthSource == controlplane.AuthSourceLDAP && s.cfg.Directory != nil {
+		if u, err = s.recheckDirectory(ctx, u); err != nil {
+			return nil, err
+		}
+	}
 	access, exp, err := s.tokens.Issue(u)
 	if err != nil {
 		return nil, err

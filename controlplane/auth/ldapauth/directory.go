@@ -134,7 +134,38 @@ func (d *Directory) Authenticate(ctx context.Context, username, password string)
 		return nil, err
 	}
 	defer conn.Close()
+	id, err := d.lookup(conn, username)
+	if err != nil {
+		return nil, err
+	}
+	// The password is checked last, on the DN the search found: whatever
+	// the user typed never reaches a filter or a DN unescaped.
+	if err := conn.Bind(id.ExternalID, password); err != nil {
+		if ldap.IsErrorWithCode(err, ldap.LDAPResultInvalidCredentials) {
+			return nil, auth.ErrDirectoryRejected
+		}
+		return nil, d.searchError("user bind", err)
+	}
+	return id, nil
+}
 
+// Lookup reads the user's entry, groups and disabled state as the service
+// account (a session refresh: no password involved).
+func (d *Directory) Lookup(ctx context.Context, username string) (*auth.ExternalIdentity, error) {
+	if username == "" {
+		return nil, auth.ErrNoSuchDirectoryUser
+	}
+	conn, err := d.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return d.lookup(conn, username)
+}
+
+// lookup searches the user (filter input escaped), their groups and the
+// disabled filter on a connection bound as the service account.
+func (d *Directory) lookup(conn *ldap.Conn, username string) (*auth.ExternalIdentity, error) {
 	c := d.cfg
 	filter := strings.ReplaceAll(c.UserFilter, "{username}", ldap.EscapeFilter(username))
 	attrs := []string{c.UsernameAttr, c.DisplayNameAttr, c.EmailAttr}
@@ -171,14 +202,6 @@ func (d *Directory) Authenticate(ctx context.Context, username, password string)
 			return nil, d.searchError("disabled_filter", err)
 		}
 		id.Disabled = dis != nil && len(dis.Entries) > 0
-	}
-	// The password is checked last, on the DN the search found: whatever
-	// the user typed never reaches a filter or a DN unescaped.
-	if err := conn.Bind(entry.DN, password); err != nil {
-		if ldap.IsErrorWithCode(err, ldap.LDAPResultInvalidCredentials) {
-			return nil, auth.ErrDirectoryRejected
-		}
-		return nil, d.searchError("user bind", err)
 	}
 	return id, nil
 }

@@ -296,9 +296,40 @@ member: uid=bob,ou=people,dc=example,dc=org
 		require.Equal(t, ldapauth.CodeUnavailable, codeOf(err))
 	})
 
+	var liveRefresh string
+	t.Run("a session refresh re-reads the directory", func(t *testing.T) {
+		srv.Apply("add", "dn: uid=gina,ou=people,dc=example,dc=org\nobjectClass: inetOrgPerson\nuid: gina\ncn: Gina\nsn: G\nuserPassword: gina-pass\n\n"+
+			"dn: uid=hank,ou=people,dc=example,dc=org\nobjectClass: inetOrgPerson\nuid: hank\ncn: Hank\nsn: H\nuserPassword: hank-pass\n")
+		srv.Apply("modify", "dn: cn=team-a,ou=groups,dc=example,dc=org\nchangetype: modify\nadd: member\nmember: uid=gina,ou=people,dc=example,dc=org\nmember: uid=hank,ou=people,dc=example,dc=org\n")
+		s, err := f.svc.Login(ctx, "gina", "gina-pass", "10.0.0.13")
+		require.NoError(t, err)
+		require.Equal(t, controlplane.RoleUser, s.User.Role)
+		h, err := f.svc.Login(ctx, "hank", "hank-pass", "10.0.0.13")
+		require.NoError(t, err)
+		liveRefresh = h.RefreshToken
+
+		srv.Apply("modify", "dn: cn=hf-admins,ou=groups,dc=example,dc=org\nchangetype: modify\nadd: member\nmember: uid=gina,ou=people,dc=example,dc=org\n")
+		s, err = f.svc.Refresh(ctx, s.RefreshToken)
+		require.NoError(t, err)
+		require.Equal(t, controlplane.RoleAdmin, s.User.Role, "the new group applies at the refresh")
+		p, err := f.svc.Authenticate(ctx, s.AccessToken, "10.0.0.13")
+		require.NoError(t, err)
+		require.Equal(t, controlplane.RoleAdmin, p.Role, "and the new access token carries it")
+
+		srv.Apply("modify", "dn: uid=gina,ou=people,dc=example,dc=org\nchangetype: modify\nadd: employeeType\nemployeeType: disabled\n")
+		_, err = f.svc.Refresh(ctx, s.RefreshToken)
+		require.ErrorIs(t, err, controlplane.ErrForbidden)
+		require.Equal(t, auth.CodeDisabled, codeOf(err))
+		u, err := f.store.GetUserByName(ctx, "gina")
+		require.NoError(t, err)
+		require.Equal(t, controlplane.UserDisabled, u.Status)
+	})
+
 	t.Run("directory down: refused with its code, no fallback", func(t *testing.T) {
 		srv.Stop()
-		_, err := f.svc.Login(ctx, "alice", "alice-pass", "10.0.0.12")
+		_, err := f.svc.Refresh(ctx, liveRefresh)
+		require.Equal(t, ldapauth.CodeUnavailable, codeOf(err), "a refresh fails closed too")
+		_, err = f.svc.Login(ctx, "alice", "alice-pass", "10.0.0.12")
 		require.ErrorIs(t, err, controlplane.ErrUnavailable)
 		require.Equal(t, ldapauth.CodeUnavailable, codeOf(err))
 		_, err = f.svc.Login(ctx, "newcomer", "whatever", "10.0.0.12")
