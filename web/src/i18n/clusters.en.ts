@@ -63,6 +63,7 @@ const clustersEn = {
     focused: 'Showing {{name}} only',
     showAll: 'Show all',
     tasks: 'Tasks placed by the hub',
+    cluster: 'Cluster',
     taskName: 'Task',
     memberTask: 'Member task',
     owner: 'Owner',

@@ -63,6 +63,7 @@ const clustersZh = {
     focused: '仅显示 {{name}}',
     showAll: '显示全部',
     tasks: '中枢调度的任务',
+    cluster: '集群',
     taskName: '任务',
     memberTask: '成员任务',
     owner: '所有者',

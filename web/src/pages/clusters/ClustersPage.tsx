@@ -313,7 +313,7 @@ export default function ClustersPage() {
             columns={[
               { title: 'ID', dataIndex: 'id' },
               { title: t('clu.taskName'), dataIndex: 'name' },
-              { title: t('clu.name'), dataIndex: 'cluster' },
+              { title: t('clu.cluster'), dataIndex: 'cluster' },
               { title: t('clu.memberTask'), dataIndex: 'member_task_id' },
               { title: t('clu.owner'), dataIndex: 'owner' },
               { title: t('clu.state'), dataIndex: 'state', render: (v: string) => <Tag>{v}</Tag> },
