@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/apitypes"
@@ -74,7 +75,7 @@ func (h *Hub) Submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Cal
 	// The member's task names where it came from.
 	spec.Labels["heteroflow.hub/task"] = strconv.FormatInt(ft.ID, 10)
 	spec.Labels["heteroflow.hub/owner"] = who.Name
-	t, err := c.SubmitTaskOnce(ctx, spec, idempotencyKey(ft))
+	t, err := h.forward(ctx, c, spec, idempotencyKey(ft))
 	if err != nil {
 		// Nothing was created there (or the key makes a retry find it):
 		// the record goes, the caller sees the member's reason.
@@ -92,6 +93,28 @@ func (h *Hub) Submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Cal
 		return nil, err
 	}
 	return hubTaskJSON(ft, t), nil
+}
+
+// forwardAttempts bounds the retries of a forward whose answer was lost
+// (no answer, or a 5xx): the same Idempotency-Key makes the member answer
+// a retry with the task the first attempt created.
+const forwardAttempts = 3
+
+func (h *Hub) forward(ctx context.Context, c *client.Client, spec apitypes.TaskSpecJSON, key string) (*apitypes.TaskJSON, error) {
+	for attempt := 1; ; attempt++ {
+		t, err := c.SubmitTaskOnce(ctx, spec, key)
+		var ae *client.Error
+		lost := err != nil && (!errors.As(err, &ae) || ae.Status >= 500)
+		if !lost || attempt == forwardAttempts || ctx.Err() != nil {
+			return t, err
+		}
+		h.log.Warn("hub forward: retrying with the same idempotency key", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+		}
+	}
 }
 
 // idempotencyKey names one forwarded task: its id and creation time, so
