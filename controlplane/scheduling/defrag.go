@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"sort"
+
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -73,8 +75,10 @@ func deviceStates(s *snapshot, demand partitionDemand) stateCounts {
 // device, less than a whole one) of the recent workload.
 type partitionDemand []model.Request
 
-// maxPartitionShapes bounds the shapes tried per device.
-const maxPartitionShapes = 32
+// maxPartitionShapes bounds the shapes tried per partitioned device (the
+// score runs every tick: at most this many FitDevice calls per partitioned,
+// partly used device; smallest shapes first, the likeliest to fit).
+const maxPartitionShapes = 16
 
 func partitionDemandOf(recent []model.Request) partitionDemand {
 	var out partitionDemand
@@ -86,9 +90,15 @@ func partitionDemandOf(recent []model.Request) partitionDemand {
 		}
 		seen[r.ShapeKey()] = true
 		out = append(out, r)
-		if len(out) == maxPartitionShapes {
-			break
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].ComputeMilli != out[j].ComputeMilli {
+			return out[i].ComputeMilli < out[j].ComputeMilli
 		}
+		return out[i].MemoryMiB < out[j].MemoryMiB
+	})
+	if len(out) > maxPartitionShapes {
+		out = out[:maxPartitionShapes]
 	}
 	return out
 }
