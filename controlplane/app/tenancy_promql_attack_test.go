@@ -164,3 +164,82 @@ func TestPromQLScopeAttacks(t *testing.T) {
 		}
 	}
 }
+
+// TestPromQLScopeAttacksDedicatedPool: with a dedicated pool the scope is
+// a union of two selections (the tenant's series, and the untenanted
+// series of its pool's nodes); the same attacks reach neither another
+// tenant's series on the pool's node nor a shared node's.
+func TestPromQLScopeAttacksDedicatedPool(t *testing.T) {
+	s := startServer(t, t.TempDir())
+	admin := s.adminToken()
+	_, ann := s.userWithRoleTenant(admin, "ann", "user", "acme")
+	_, tok := s.bootstrapToken(admin)
+	enroll := enrollBody(tok, "ded", "nvidia", 1)
+	enroll.Labels = map[string]string{"pool": "acme"}
+	var node struct {
+		NodeID string `json:"node_id"`
+	}
+	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/agents/enroll", "", enroll, &node)
+	require.NotEmpty(t, node.NodeID)
+	s.ok(http.StatusOK, http.MethodPatch, "/api/v1/tenants/acme", admin, map[string]any{"node_selector": map[string]string{"pool": "acme"}}, nil)
+
+	now := time.Now()
+	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
+	for _, ls := range []labels.Labels{
+		labels.FromStrings("__name__", "heteroflow_pool_probe", "tenant", "acme"),
+		labels.FromStrings("__name__", "heteroflow_pool_probe", "host_name", node.NodeID),
+		labels.FromStrings("__name__", "heteroflow_pool_probe", "host_name", node.NodeID, "tenant", "globex"),
+		labels.FromStrings("__name__", "heteroflow_pool_probe", "host_name", "shared-2"),
+	} {
+		for i := 8; i >= 0; i-- {
+			_, err := app.Append(0, ls, 0, now.Add(-time.Duration(i)*15*time.Second).UnixMilli(), 3, nil, nil, storage.AOptions{})
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, app.Commit())
+
+	get := func(path string, form url.Values) string {
+		t.Helper()
+		r := s.do(http.MethodGet, path+"?"+form.Encode(), ann, nil)
+		require.Equal(t, http.StatusOK, r.Status, "%s %v: %s", path, form, r.Body)
+		require.NotContains(t, string(r.Body), "globex", "%v", form)
+		require.NotContains(t, string(r.Body), "shared-2", "%v", form)
+		return string(r.Body)
+	}
+	count := func(q string) string {
+		t.Helper()
+		var out struct {
+			Data struct {
+				Result []struct {
+					Value []any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(get("/prometheus/api/v1/query", url.Values{"query": {q}, "time": {fmt.Sprint(now.Unix())}})), &out))
+		if len(out.Data.Result) == 0 {
+			return ""
+		}
+		require.Len(t, out.Data.Result, 1, q)
+		return out.Data.Result[0].Value[1].(string)
+	}
+	for q, want := range map[string]string{
+		`count(heteroflow_pool_probe)`:                                      "2",
+		`count({__name__=~"heteroflow_pool_.+", host_name!=""})`:            "1",
+		`count({tenant="globex"})`:                                          "",
+		`count({host_name="shared-2"})`:                                     "",
+		`count(rate(heteroflow_pool_probe[1m]))`:                            "2",
+		`count(timestamp(heteroflow_pool_probe))`:                           "2",
+		`count(max_over_time(heteroflow_pool_probe[2m:15s] offset 15s))`:    "2",
+		`count(heteroflow_pool_probe @ end())`:                              "2",
+		`count(label_replace(heteroflow_pool_probe, "tenant", "", "", ""))`: "2",
+		`count(count by (host_name, tenant) ({__name__=~".+"}))`:            "2",
+		`vector(1) and on() count({host_name="shared-2"})`:                  "",
+		`absent_over_time({tenant="globex"}[5m])`:                           "1",
+	} {
+		require.Equal(t, want, count(q), q)
+	}
+	body := get("/prometheus/api/v1/label/host_name/values", nil)
+	require.Contains(t, body, node.NodeID)
+	get("/prometheus/api/v1/series", url.Values{"match[]": {`{host_name=~".+"}`, `{tenant=~".+"}`}})
+	get("/prometheus/api/v1/query", url.Values{"query": {`heteroflow_pool_probe[2m]`}})
+}
