@@ -15,9 +15,13 @@ import (
 // an answer: Login then fails closed.
 type Directory interface {
 	Authenticate(ctx context.Context, username, password string) (*ExternalIdentity, error)
-	// Lookup reads what the directory holds of username now (groups,
-	// disabled) without a password: a session refresh re-reads it.
-	Lookup(ctx context.Context, username string) (*ExternalIdentity, error)
+	// Lookup reads what the directory holds now of the account whose
+	// entry is externalID (groups, disabled), without a password: a
+	// session refresh re-reads it, and a login whose username found no
+	// entry asks it whether the account's own entry is gone (anyone can
+	// type an account's name, and user_filter may search another
+	// attribute than the one accounts are named by).
+	Lookup(ctx context.Context, externalID string) (*ExternalIdentity, error)
 	Mapping() Mapping
 }
 
@@ -35,7 +39,7 @@ func (s *Service) directoryLogin(ctx context.Context, u *controlplane.User, user
 	if errors.Is(err, ErrDirectoryRejected) {
 		s.ipFails.fail(ip)
 		if u != nil {
-			if errors.Is(err, ErrNoSuchDirectoryUser) && u.Status == controlplane.UserActive {
+			if errors.Is(err, ErrNoSuchDirectoryUser) && u.Status == controlplane.UserActive && s.entryGone(ctx, u) {
 				// Removed from the directory: the account and its sessions end here too.
 				if derr := s.disableExternal(ctx, u); derr != nil {
 					return nil, derr
@@ -73,7 +77,7 @@ func (s *Service) directoryLogin(ctx context.Context, u *controlplane.User, user
 // role and tenants of the new access token, and a directory that does not
 // answer refuses the refresh as it refuses a login.
 func (s *Service) recheckDirectory(ctx context.Context, u *controlplane.User) (*controlplane.User, error) {
-	id, err := s.cfg.Directory.Lookup(ctx, u.Username)
+	id, err := s.cfg.Directory.Lookup(ctx, u.ExternalID)
 	if errors.Is(err, ErrNoSuchDirectoryUser) {
 		if derr := s.disableExternal(ctx, u); derr != nil {
 			return nil, derr
@@ -85,4 +89,14 @@ func (s *Service) recheckDirectory(ctx context.Context, u *controlplane.User) (*
 		return nil, err
 	}
 	return s.provision(ctx, id, s.cfg.Directory.Mapping())
+}
+
+// entryGone reports whether the directory says u's own entry is gone;
+// false when it holds it or cannot tell.
+func (s *Service) entryGone(ctx context.Context, u *controlplane.User) bool {
+	_, err := s.cfg.Directory.Lookup(ctx, u.ExternalID)
+	if err != nil && !errors.Is(err, ErrNoSuchDirectoryUser) {
+		s.log.Warn("cannot tell whether a directory entry is still there; the account stays as it is", "user", u.Username, "err", err)
+	}
+	return errors.Is(err, ErrNoSuchDirectoryUser)
 }

@@ -149,10 +149,13 @@ func (d *Directory) Authenticate(ctx context.Context, username, password string)
 	return id, nil
 }
 
-// Lookup reads the user's entry, groups and disabled state as the service
-// account (a session refresh: no password involved).
-func (d *Directory) Lookup(ctx context.Context, username string) (*auth.ExternalIdentity, error) {
-	if username == "" {
+// Lookup reads an account's entry by its DN (the ExternalID kept at its
+// login), with its groups and disabled state, as the service account: a
+// session refresh re-reads it, and a login whose username found no entry
+// asks whether the account's own entry is gone. No password is involved,
+// and nothing typed reaches the search.
+func (d *Directory) Lookup(ctx context.Context, dn string) (*auth.ExternalIdentity, error) {
+	if dn == "" {
 		return nil, auth.ErrNoSuchDirectoryUser
 	}
 	conn, err := d.connect(ctx)
@@ -160,20 +163,29 @@ func (d *Directory) Lookup(ctx context.Context, username string) (*auth.External
 		return nil, err
 	}
 	defer conn.Close()
-	return d.lookup(conn, username)
+	return d.read(conn, dn, ldap.ScopeBaseObject, "(objectClass=*)", dn)
 }
 
 // lookup searches the user (filter input escaped), their groups and the
 // disabled filter on a connection bound as the service account.
 func (d *Directory) lookup(conn *ldap.Conn, username string) (*auth.ExternalIdentity, error) {
+	filter := strings.ReplaceAll(d.cfg.UserFilter, "{username}", ldap.EscapeFilter(username))
+	return d.read(conn, d.cfg.UserBase, ldap.ScopeWholeSubtree, filter, username)
+}
+
+// read finds the one user entry that filter selects in base (scope) and
+// reads its groups and disabled state; who names the search in the log.
+func (d *Directory) read(conn *ldap.Conn, base string, scope int, filter, who string) (*auth.ExternalIdentity, error) {
 	c := d.cfg
-	filter := strings.ReplaceAll(c.UserFilter, "{username}", ldap.EscapeFilter(username))
 	attrs := []string{c.UsernameAttr, c.DisplayNameAttr, c.EmailAttr}
 	if c.MemberOfAttr != "" {
 		attrs = append(attrs, c.MemberOfAttr)
 	}
-	res, err := conn.Search(ldap.NewSearchRequest(c.UserBase, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases,
+	res, err := conn.Search(ldap.NewSearchRequest(base, scope, ldap.NeverDerefAliases,
 		2, int(c.Timeout.Seconds()), false, filter, attrs, nil))
+	if ldap.IsErrorWithCode(err, ldap.LDAPResultNoSuchObject) {
+		return nil, auth.ErrNoSuchDirectoryUser
+	}
 	if err != nil && !ldap.IsErrorWithCode(err, ldap.LDAPResultSizeLimitExceeded) {
 		return nil, d.searchError("user", err)
 	}
@@ -181,7 +193,7 @@ func (d *Directory) lookup(conn *ldap.Conn, username string) (*auth.ExternalIden
 	case res == nil || len(res.Entries) == 0:
 		return nil, auth.ErrNoSuchDirectoryUser
 	case len(res.Entries) > 1:
-		d.log.Error("auth.ldap.user_filter matches more than one entry; refusing the login", "username", username)
+		d.log.Error("auth.ldap.user_filter matches more than one entry; refusing the login", "username", who)
 		return nil, fmt.Errorf("%w: the username is ambiguous in the directory", auth.ErrDirectoryRejected)
 	}
 	entry := res.Entries[0]

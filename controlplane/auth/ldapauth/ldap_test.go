@@ -336,3 +336,38 @@ member: uid=bob,ou=people,dc=example,dc=org
 		require.Equal(t, ldapauth.CodeUnavailable, codeOf(err))
 	})
 }
+
+// TestLDAPSearchMissNeverDisablesAnAccount: people sign in by e-mail
+// (user_filter on mail) and their accounts are named by uid, so typing an
+// account's HeteroFlow name finds no entry. Anyone can type a name: that
+// miss is a refused login, never "removed from the directory" — only an
+// account whose own entry is gone is disabled.
+func TestLDAPSearchMissNeverDisablesAnAccount(t *testing.T) {
+	srv := ldaptest.Start(t, seed)
+	cfg := config(srv)
+	cfg.UserFilter = "(mail={username})"
+	f := newFixture(t, cfg)
+	ctx := context.Background()
+
+	s, err := f.svc.Login(ctx, "alice@example.org", "alice-pass", "10.1.0.1")
+	require.NoError(t, err)
+	require.Equal(t, "alice", s.User.Username)
+
+	_, err = f.svc.Login(ctx, "alice", "a-guess", "10.1.0.2")
+	require.ErrorIs(t, err, controlplane.ErrUnauthenticated)
+	u, err := f.store.GetUser(ctx, s.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, controlplane.UserActive, u.Status, "a stranger typing her name disabled her account")
+	_, err = f.svc.Refresh(ctx, s.RefreshToken)
+	require.NoError(t, err, "her session lives on")
+	_, err = f.svc.Login(ctx, "alice@example.org", "alice-pass", "10.1.0.1")
+	require.NoError(t, err)
+
+	// Her entry removed for real: the next attempt in her name disables the account.
+	srv.Apply("modify", "dn: uid=alice,ou=people,dc=example,dc=org\nchangetype: delete\n")
+	_, err = f.svc.Login(ctx, "alice", "a-guess", "10.1.0.3")
+	require.ErrorIs(t, err, controlplane.ErrUnauthenticated)
+	u, err = f.store.GetUser(ctx, s.User.ID)
+	require.NoError(t, err)
+	require.Equal(t, controlplane.UserDisabled, u.Status)
+}
