@@ -48,10 +48,10 @@ func startServerWith(t testing.TB, dir string, mod func(*server.Config)) *testSe
 func startServerVersion(t testing.TB, dir, version string, mod func(*server.Config)) *testServer {
 	t.Helper()
 	cfg := server.Defaults()
+	cfg.APIAddr, cfg.ConsoleAddr = "127.0.0.1:0", "127.0.0.1:0" // mod may choose the API address (a restart on it)
 	if mod != nil {
 		mod(&cfg)
 	}
-	cfg.APIAddr, cfg.ConsoleAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.DataDir = dir
 	// Every role logs in once per walked route (login, refresh): keep the
 	// per-IP login limit out of the way of the access walk.

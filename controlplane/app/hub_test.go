@@ -19,6 +19,7 @@ import (
 // member is a member cluster of the hub tests: a server with one node of
 // one NVIDIA device and an admin API key for the hub.
 type member struct {
+	dir      string
 	s        *testServer
 	admin    string
 	key      string
@@ -27,8 +28,9 @@ type member struct {
 
 func startMember(t *testing.T, version string) *member {
 	t.Helper()
-	s := startServerVersion(t, t.TempDir(), version, nil)
-	m := &member{s: s, admin: s.adminToken()}
+	dir := t.TempDir()
+	s := startServerVersion(t, dir, version, nil)
+	m := &member{dir: dir, s: s, admin: s.adminToken()}
 	var k struct {
 		Key string `json:"key"`
 	}
@@ -263,6 +265,18 @@ func TestHubMultiCluster(t *testing.T) {
 	require.Equal(t, []string{"west"}, clusters())
 	require.NotEmpty(t, pr.Warnings, "east's failure is a warning")
 	hub.fails(http.StatusConflict, "cluster_unreachable", http.MethodPost, fmt.Sprintf("/api/v1/hub/tasks/%d/cancel", waiting.ID), alice, nil)
+
+	// East comes back on its address: the poll finds it again and its
+	// task leaves unknown for its real state there.
+	east.s = startServerVersion(t, east.dir, "1.4.0", func(c *server.Config) { c.APIAddr = strings.TrimPrefix(east.s.base, "http://") })
+	require.Eventually(t, func() bool {
+		hub.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/hub/tasks/%d", waiting.ID), alice, nil, &waiting)
+		return waiting.State == "queued"
+	}, 15*time.Second, 100*time.Millisecond, "the task on east never left unknown: %+v", waiting)
+	require.Eventually(t, func() bool {
+		hub.ok(http.StatusOK, http.MethodGet, "/api/v1/clusters", admin, nil, &list)
+		return list.Items[0].Status == "reachable" && list.Items[1].Status == "reachable"
+	}, 15*time.Second, 100*time.Millisecond, "the poll never found east again: %+v", list.Items)
 
 	// Unregistering is audited and leaves the other member.
 	hub.ok(http.StatusNoContent, http.MethodDelete, fmt.Sprintf("/api/v1/clusters/%d", byName["east"].ID), admin, nil, nil)
