@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -235,7 +236,7 @@ func postJSON(ctx context.Context, client *http.Client, target string, v any, c 
 func post(ctx context.Context, client *http.Client, target string, body []byte, c *controlplane.NotifyChannel, hdr http.Header, check func([]byte) error) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return errors.New("the channel's url is not a valid URL")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "HeteroFlow-Alerts/1")
@@ -250,7 +251,7 @@ func post(ctx context.Context, client *http.Client, target string, body []byte, 
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return withoutURL(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -274,3 +275,20 @@ func truncate(s string, n int) string {
 }
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// withoutURL drops the request URL from a transport error: robots and
+// many webhooks carry their credential in it (an access_token, a secret
+// path, a signature), and the error is kept on the notification, which
+// everyone who sees the alert reads, while the channel shows the URL
+// masked. The receiver's scheme and host stay to name it.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	where := "the receiver"
+	if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+		where = u.Scheme + "://" + u.Host
+	}
+	return fmt.Errorf("%s %s: %w", ue.Op, where, ue.Err)
+}
