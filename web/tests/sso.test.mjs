@@ -163,6 +163,18 @@ describe('single sign-on console', () => {
     assert.equal(page.url().startsWith(`${server.consoleURL}/login`), true);
   });
 
+  step('the Users page marks the account signed in through the provider', async () => {
+    await page.locator('#username').fill('admin');
+    await page.locator('#password').fill(ADMIN_PASSWORD);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await page.goto(`${server.consoleURL}/users`);
+    const row = page.locator('tr.ant-table-row', { hasText: 'lin' });
+    await row.getByTestId('user-source').filter({ hasText: '单点登录 · corp' }).waitFor();
+    await page.getByTestId('logout').click();
+    await page.waitForURL((u) => u.pathname === '/login');
+  });
+
   step('in English the button reads "Sign in with Corp SSO"', async () => {
     await page.getByTestId('lang-switch').click();
     await page.locator('.ant-select-dropdown .ant-select-item-option[title="English"]').filter({ visible: true }).click();

@@ -6,6 +6,8 @@ const ssoEn = {
     signInWith: 'Sign in with {{name}}',
     finishing: 'Finishing sign-in…',
     backToLogin: 'Back to sign-in',
+    sourceLdap: 'LDAP',
+    sourceOidc: 'SSO · {{provider}}',
     errors: {
       ldap_unavailable: 'The directory server (LDAP) cannot be reached, so sign-in is refused. Try again shortly or tell an administrator.',
       ldap_service_bind_failed: "The directory refused HeteroFlow's service account, so sign-in is refused. An administrator must fix auth.ldap.",

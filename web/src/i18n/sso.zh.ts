@@ -6,6 +6,8 @@ const ssoZh = {
     signInWith: '使用 {{name}} 登录',
     finishing: '正在完成登录…',
     backToLogin: '返回登录',
+    sourceLdap: 'LDAP 目录',
+    sourceOidc: '单点登录 · {{provider}}',
     errors: {
       ldap_unavailable: '无法连接目录服务器 (LDAP)，已拒绝登录。请稍后重试或联系管理员。',
       ldap_service_bind_failed: '目录服务器拒绝了 HeteroFlow 的服务账号，已拒绝登录。请管理员检查 auth.ldap 配置。',

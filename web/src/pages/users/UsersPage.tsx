@@ -45,6 +45,11 @@ export default function UsersPage() {
         <Space>
           <Typography.Text data-testid="user-row-name">{name}</Typography.Text>
           {u.id === me?.id && <Tag color="blue">{t('users.self')}</Tag>}
+          {u.auth_source && (
+            <Tag color="purple" data-testid="user-source">
+              {u.auth_source === 'ldap' ? t('sso.sourceLdap') : t('sso.sourceOidc', { provider: u.auth_source.replace(/^oidc:/, '') })}
+            </Tag>
+          )}
         </Space>
       ),
     },
