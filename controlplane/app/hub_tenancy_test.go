@@ -1,23 +1,28 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/storage"
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
-// TestHubTaskTenantAdmission: the hub forwards with its own admin key, so
-// the member admits whatever tenant the task names; the hub therefore
-// admits the tenant itself, as POST /tasks does. A member of acme cannot
-// run a task on globex's quota through the hub, a user in no tenant
-// cannot name one, and a task without a tenant runs in the submitter's.
-func TestHubTaskTenantAdmission(t *testing.T) {
+// TestHubTenancy: the hub talks to members with its own admin key, so
+// the member admits whatever tenant a task names and answers any query;
+// the hub therefore admits the tenant itself, as POST /tasks does (a
+// member of acme cannot run a task on globex's quota through the hub, a
+// user in no tenant cannot name one, a task without a tenant runs in the
+// submitter's), and narrows cross-cluster PromQL to the caller's tenants.
+func TestHubTenancy(t *testing.T) {
 	east := startMember(t, "1.4.0")
 	hub := startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
 		c.Hub.Enabled = true
@@ -58,4 +63,23 @@ func TestHubTaskTenantAdmission(t *testing.T) {
 	east.s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d", ht.MemberTaskID), east.admin, nil, &got)
 	require.Equal(t, "acme", got.Tenant, "a task without a tenant runs in the submitter's")
 	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", admin, task("globex"), nil)
+
+	// Cross-cluster PromQL: the hub narrows the query to the caller's
+	// tenants before the member (which sees the hub's admin key) runs it.
+	now := time.Now()
+	app := east.s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
+	for _, tenant := range []string{"acme", "globex"} {
+		_, err := app.Append(0, labels.FromStrings("__name__", "heteroflow_hub_probe", "tenant", tenant), 0, now.UnixMilli(), 1, nil, nil, storage.AOptions{})
+		require.NoError(t, err)
+	}
+	require.NoError(t, app.Commit())
+	for _, q := range []string{`heteroflow_hub_probe`, `{__name__=~"heteroflow_hub_.+",tenant=~".+"}`, `count by (tenant) ({tenant="globex"} or heteroflow_hub_probe)`} {
+		r := hub.do(http.MethodGet, "/prometheus/api/v1/query?"+url.Values{"query": {q}, "time": {fmt.Sprint(now.Unix() + 1)}}.Encode(), mallory, nil)
+		require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+		require.Contains(t, string(r.Body), `"cluster":"east"`, q)
+		require.Contains(t, string(r.Body), `"tenant":"acme"`, q)
+		require.NotContains(t, string(r.Body), "globex", q)
+	}
+	r := hub.do(http.MethodGet, "/prometheus/api/v1/query?"+url.Values{"query": {`heteroflow_hub_probe`}, "time": {fmt.Sprint(now.Unix() + 1)}}.Encode(), admin, nil)
+	require.Contains(t, string(r.Body), "globex", "the hub's admins see every tenant")
 }
