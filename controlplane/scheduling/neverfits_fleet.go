@@ -23,7 +23,12 @@ type fleetShapes struct {
 	at         time.Time
 	nodes      []*model.NodeInfo
 	refreshing bool
-	read       sync.Mutex // one store read at a time
+	// fed: the leader's node sync installs the views (fleetFromSyncLocked),
+	// so submissions start no read of their own while its views are
+	// younger than fedStaleness NodeSyncs (a 5,000-node read under load
+	// can take longer than two).
+	fed  bool
+	read sync.Mutex // one store read at a time
 }
 
 // fleetNodes returns the view of the fleet: a fresh read when fresh is set
@@ -34,7 +39,11 @@ func (s *Service) fleetNodes(ctx context.Context, fresh bool) ([]*model.NodeInfo
 	f.mu.Lock()
 	nodes, at := f.nodes, f.at
 	if !fresh && nodes != nil {
-		if now := s.now(); (now.Sub(at) >= 2*s.cfg.NodeSync || now.Before(at)) && !f.refreshing {
+		stale := 2 * s.cfg.NodeSync
+		if f.fed {
+			stale = fedStaleness * s.cfg.NodeSync
+		}
+		if now := s.now(); (now.Sub(at) >= stale || now.Before(at)) && !f.refreshing {
 			f.refreshing = true
 			go func() {
 				rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -79,17 +88,21 @@ func (s *Service) readFleet(ctx context.Context) ([]*model.NodeInfo, error) {
 		seen[shape] = true
 		out = append(out, &model.NodeInfo{Node: &mn})
 	}
-	s.installFleet(out, began)
+	s.installFleet(out, began, false)
 	return out, nil
 }
 
+// fedStaleness: how many NodeSyncs old a view the leader's sync installed
+// may get before a submission reads the fleet itself.
+const fedStaleness = 10
+
 // installFleet replaces the view with one read at the given time, unless
 // a newer one is installed already.
-func (s *Service) installFleet(nodes []*model.NodeInfo, at time.Time) {
+func (s *Service) installFleet(nodes []*model.NodeInfo, at time.Time, fromSync bool) {
 	f := &s.fleet
 	f.mu.Lock()
 	if !at.Before(f.at) { // never replace a newer view with an older read
-		f.nodes, f.at = nodes, at
+		f.nodes, f.at, f.fed = nodes, at, fromSync
 	}
 	f.mu.Unlock()
 }
@@ -110,5 +123,5 @@ func (s *Service) fleetFromSyncLocked(nodes []*controlplane.Node, at time.Time) 
 		mn := *s.snap.cl.Nodes[e.index].Node
 		out = append(out, &model.NodeInfo{Node: &mn})
 	}
-	s.installFleet(out, at)
+	s.installFleet(out, at, true)
 }

@@ -110,6 +110,17 @@ func TestLeaderSyncFeedsFleetView(t *testing.T) {
 	reads = cs.lists.Load()
 	require.NoError(t, svc.AdmitTask(h.ctx, controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 100, Vendor: inventory.VendorAscend}))
 	require.Equal(t, reads, cs.lists.Load(), "the sync already saw the new node")
+
+	// A slow sync (a 5,000-node read under load) leaves the view a few
+	// NodeSyncs old: submissions still start no read of their own.
+	h.clk.Add(3 * time.Second)
+	require.NoError(t, svc.AdmitTask(h.ctx, spec))
+	time.Sleep(50 * time.Millisecond)
+	require.Equal(t, reads, cs.lists.Load(), "the leader's sync feeds the view")
+	// Without the lease no sync feeds it: a stale view is read again.
+	svc.stepDown()
+	require.NoError(t, svc.AdmitTask(h.ctx, spec))
+	require.Eventually(t, func() bool { return cs.lists.Load() == reads+1 }, 10*time.Second, 5*time.Millisecond)
 }
 
 // TestBackgroundNodeRead: the running loop's node read happens off the

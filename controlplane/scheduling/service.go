@@ -214,6 +214,9 @@ func (s *Service) stepDown() {
 		s.log.Info("scheduler: no longer the leader", "holder", s.holder)
 	}
 	s.leader, s.snap, s.fw = false, nil, nil
+	s.fleet.mu.Lock()
+	s.fleet.fed = false // no sync feeds the never-fits view any more
+	s.fleet.mu.Unlock()
 	s.waiting = map[string][]*pending{}
 	s.defrag = defragState{} // the next leadership reads the move window back
 	s.m.leader.Set(0)
