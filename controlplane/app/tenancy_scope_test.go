@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 	"github.com/stretchr/testify/require"
 
+	"github.com/heteroflow/heteroflow/agent/protocol"
 	"github.com/heteroflow/heteroflow/controlplane"
 )
 
@@ -26,6 +27,15 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 	_, gil := s.userWithRoleTenant(admin, "gil", "user", "globex")
 	_, ops := s.userWithRole(admin, "ops1", "operator")
 
+	// A node dedicated to acme (its pool) beside the shared node shared-1.
+	s.ok(http.StatusOK, http.MethodPatch, "/api/v1/tenants/acme", admin, map[string]any{"node_selector": map[string]string{"pool": "acme"}}, nil)
+	_, tok := s.bootstrapToken(admin)
+	body := enrollBody(tok, "acme-gpu", "nvidia", 1)
+	body.Labels = map[string]string{"pool": "acme"}
+	var enrolled protocol.EnrollResponse
+	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/agents/enroll", "", body, &enrolled)
+	poolNode := enrolled.NodeID
+
 	// Series: one per tenant, and a device series of a node no tenant owns.
 	now := time.Now()
 	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
@@ -33,6 +43,7 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 		labels.FromStrings("__name__", "heteroflow_scope_probe", "tenant", "acme"),
 		labels.FromStrings("__name__", "heteroflow_scope_probe", "tenant", "globex"),
 		labels.FromStrings("__name__", "hw_gpu_utilization_ratio", "host_name", "shared-1"),
+		labels.FromStrings("__name__", "hw_gpu_utilization_ratio", "host_name", poolNode),
 	} {
 		for i := 4; i >= 0; i-- {
 			_, err := app.Append(0, ls, 0, now.Add(-time.Duration(i)*15*time.Second).UnixMilli(), 1, nil, nil, storage.AOptions{})
@@ -41,15 +52,17 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 	}
 	require.NoError(t, app.Commit())
 
-	// Alerts: one of each tenant and one platform-wide.
+	// Alerts: one of each tenant, one platform-wide about the shared node
+	// and one platform-wide about acme's pool node.
 	st := s.app.Server().Store().(controlplane.AlertStore)
 	ids := map[string]int64{}
-	for _, tenant := range []string{"acme", "globex", ""} {
-		a, _, err := st.OpenAlert(t.Context(), &controlplane.AlertInstance{Fingerprint: "fp-" + tenant, Rule: "Probe", Tenant: tenant,
-			Node: "shared-1", Level: controlplane.AlertWarn, Labels: map[string]string{"alertname": "Probe", "tenant": tenant},
+	for _, a := range []struct{ key, tenant, node string }{{"acme", "acme", "shared-1"}, {"globex", "globex", "shared-1"},
+		{"", "", "shared-1"}, {"pool", "", poolNode}} {
+		got, _, err := st.OpenAlert(t.Context(), &controlplane.AlertInstance{Fingerprint: "fp-" + a.key, Rule: "Probe", Tenant: a.tenant,
+			Node: a.node, Level: controlplane.AlertWarn, Labels: map[string]string{"alertname": "Probe", "tenant": a.tenant, "host_name": a.node},
 			ActiveAt: now, FiredAt: now}, nil)
 		require.NoError(t, err)
-		ids[tenant] = a.ID
+		ids[a.key] = got.ID
 	}
 	var rule struct{ ID int64 }
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/alert-rules", admin,
@@ -68,10 +81,12 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 	}
 	var list alertList
 	s.ok(http.StatusOK, http.MethodGet, "/api/v1/alerts", ann, nil, &list)
-	require.Equal(t, 1, list.Total)
-	require.Equal(t, "acme", list.Items[0].Tenant)
+	require.Equal(t, 2, list.Total, "acme's alert and the platform-wide one about acme's pool node")
+	for _, a := range list.Items {
+		require.Contains(t, []int64{ids["acme"], ids["pool"]}, a.ID)
+	}
 	s.ok(http.StatusOK, http.MethodGet, "/api/v1/alerts", ops, nil, &list)
-	require.Equal(t, 3, list.Total, "operators see every tenant's alerts and platform-wide ones")
+	require.Equal(t, 4, list.Total, "operators see every tenant's alerts and platform-wide ones")
 	s.fails(http.StatusNotFound, "alert_not_found", http.MethodGet, fmt.Sprintf("/api/v1/alerts/%d", ids["globex"]), ann, nil)
 	s.fails(http.StatusNotFound, "alert_not_found", http.MethodGet, fmt.Sprintf("/api/v1/alerts/%d", ids[""]), ann, nil)
 	s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/alerts/%d", ids["globex"]), gil, nil, nil)
@@ -79,7 +94,7 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 	s.fails(http.StatusForbidden, "tenant_forbidden", http.MethodGet, "/api/v1/alerts/stats?tenant=globex", ann, nil)
 	var stats struct{ Total int }
 	s.ok(http.StatusOK, http.MethodGet, "/api/v1/alerts/stats", ann, nil, &stats)
-	require.Equal(t, 1, stats.Total)
+	require.Equal(t, 2, stats.Total)
 
 	var rules struct {
 		Items []struct {
@@ -107,8 +122,11 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 	}
 	s.ok(http.StatusOK, http.MethodPost, "/api/v1/alert-rules/test", ann,
 		map[string]any{"name": "Escape", "expr": `{__name__=~"heteroflow_scope_probe|hw_gpu_utilization_ratio"} > 0`, "level": "WARN", "tenant": "acme"}, &tested)
-	require.Len(t, tested.Alerts, 1)
-	require.Equal(t, "acme", tested.Alerts[0].Labels["tenant"])
+	require.Len(t, tested.Alerts, 2, "acme's series and acme's pool node, nothing else")
+	for _, a := range tested.Alerts {
+		require.Equal(t, "acme", a.Labels["tenant"])
+		require.Contains(t, []string{"", poolNode}, a.Labels["host_name"])
+	}
 	s.fails(http.StatusForbidden, "alert_rule_forbidden", http.MethodPost, "/api/v1/alert-rules/test", ann,
 		map[string]any{"name": "Escape", "expr": `up`, "level": "WARN", "tenant": "globex"})
 
@@ -125,6 +143,8 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 		require.NotContains(t, body, "shared-1", "a node not dedicated to acme: %s", q)
 	}
 	require.Contains(t, query(ann, `heteroflow_scope_probe`), `"tenant":"acme"`)
+	require.Contains(t, query(ann, `hw_gpu_utilization_ratio`), poolNode, "the devices of acme's dedicated pool")
+	require.Contains(t, query(ann, `count({__name__=~"heteroflow_scope_probe|hw_gpu_utilization_ratio"})`), `"2"`, "acme's task series and pool node, no more")
 	all := query(ops, `heteroflow_scope_probe`)
 	require.Contains(t, all, "globex")
 	require.Contains(t, all, "acme")

@@ -77,6 +77,8 @@ type API struct {
 	certAuth atomic.Pointer[ClientCertAuth]
 	// agentCheck re-checks agents per request (see SetAgentCheck).
 	agentCheck atomic.Pointer[AgentCheck]
+	// pools caches the nodes of dedicated pools for VisibilityOf.
+	pools poolCache
 }
 
 // Route is one registered endpoint and who may call it. Routes() lists

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
@@ -28,7 +30,8 @@ func (v Visibility) AlertScope() *controlplane.AlertScope {
 
 // VisibilityOf is the visibility of the request's caller. It reads the
 // caller's tenants (loaded for this request) and, for those with a
-// dedicated pool, the nodes whose labels match the pool's selector now.
+// dedicated pool, the nodes whose labels match the pool's selector (as
+// listed at most poolNodesTTL ago).
 func (a *API) VisibilityOf(ctx context.Context) (Visibility, error) {
 	p := PrincipalFrom(ctx)
 	if p == nil {
@@ -42,27 +45,63 @@ func (a *API) VisibilityOf(ctx context.Context) (Visibility, error) {
 	if err != nil || len(sels) == 0 {
 		return v, err
 	}
-	ns, ok := a.store.(controlplane.NodeStore)
-	if !ok {
-		return v, nil
+	v.Nodes, err = a.pools.nodes(ctx, a.store, a.now(), sels)
+	return v, err
+}
+
+// poolNodesTTL bounds how long a pool's node list is reused: the console
+// sends a burst of queries per page, each would otherwise list the fleet.
+// A node that joins or leaves a pool shows in metrics within it.
+const poolNodesTTL = 5 * time.Second
+
+// poolCache keeps the nodes matching each set of pool selectors briefly.
+type poolCache struct {
+	mu sync.Mutex
+	m  map[string]poolEntry
+}
+
+type poolEntry struct {
+	nodes []string
+	at    time.Time
+}
+
+func (c *poolCache) nodes(ctx context.Context, store controlplane.Store, now time.Time, sels []map[string]string) ([]string, error) {
+	key := fmt.Sprint(sels) // fmt prints maps sorted by key
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && now.Sub(e.at) < poolNodesTTL {
+		return e.nodes, nil
 	}
+	ns, ok := store.(controlplane.NodeStore)
+	if !ok {
+		return nil, nil
+	}
+	var out []string
 	for off := 0; ; off += controlplane.MaxPageLimit {
 		nodes, total, err := ns.ListNodes(ctx, controlplane.NodeFilter{Page: controlplane.Page{Limit: controlplane.MaxPageLimit, Offset: off}})
 		if err != nil {
-			return v, fmt.Errorf("list nodes: %w", err)
+			return nil, fmt.Errorf("list nodes: %w", err)
 		}
 		for _, n := range nodes {
 			for _, sel := range sels {
 				if controlplane.SelectorMatches(sel, n.Labels) {
-					v.Nodes = append(v.Nodes, n.ID)
+					out = append(out, n.ID)
 					break
 				}
 			}
 		}
 		if off+len(nodes) >= total || len(nodes) == 0 {
-			return v, nil
+			break
 		}
 	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) > 1024 {
+		c.m = map[string]poolEntry{} // bounded: one entry per distinct set of pools
+	}
+	c.m[key] = poolEntry{nodes: out, at: now}
+	c.mu.Unlock()
+	return out, nil
 }
 
 // dedicatedSelectors are the node selectors of p's tenants that dedicate a pool.
