@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 )
@@ -127,7 +128,24 @@ const (
 	CodeAccountConflict = "sso_account_conflict"
 	CodeDisabled        = "sso_account_disabled"
 	CodeTenantMissing   = "sso_tenant_not_found"
+	CodeBadUsername     = "sso_bad_username"
 )
+
+// usableUsername: an external account's name comes from a directory
+// attribute or a claim; it may hold '@' (an e-mail or UPN), but never
+// spaces or control characters, which would make it ambiguous in the
+// audit log and the console.
+func usableUsername(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, r := range name {
+		if r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
 
 // ExternalLogin signs in a person an external source vouched for: it
 // creates their account on the first login, brings role, name, e-mail and
@@ -149,11 +167,15 @@ func (s *Service) provision(ctx context.Context, id *ExternalIdentity, m Mapping
 	if id.Username == "" || id.Source == "" || id.ExternalID == "" {
 		return nil, fmt.Errorf("%w: the identity source did not name the user", controlplane.ErrUnauthenticated)
 	}
+	if !usableUsername(id.Username) {
+		return nil, controlplane.Coded(controlplane.ErrForbidden, CodeBadUsername, []string{"username", id.Username},
+			"the name %q from the identity source is not usable as a username (1–64 characters, no spaces); ask an administrator", id.Username)
+	}
 	u, err := s.store.GetUserByName(ctx, id.Username)
 	if err != nil && !errors.Is(err, controlplane.ErrNotFound) {
 		return nil, fmt.Errorf("load user: %w", err)
 	}
-	if u != nil && (u.AuthSource != id.Source || !strings.EqualFold(u.ExternalID, id.ExternalID)) {
+	if u != nil && (u.AuthSource != id.Source || !sameExternalID(id.Source, u.ExternalID, id.ExternalID)) {
 		return nil, controlplane.Coded(controlplane.ErrForbidden, CodeAccountConflict, []string{"username", id.Username},
 			"the username %q belongs to another account here; ask an administrator", id.Username)
 	}
@@ -262,6 +284,15 @@ func (s *Service) disableExternal(ctx context.Context, u *controlplane.User) err
 	}
 	s.log.Warn("account disabled in its directory; disabled here", "user", u.Username)
 	return nil
+}
+
+// sameExternalID: LDAP DNs compare without case (the directory does); an
+// OpenID subject is an exact string, and two that differ in case are two people.
+func sameExternalID(source, a, b string) bool {
+	if source == controlplane.AuthSourceLDAP {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
 }
 
 func firstTenant(want map[string]controlplane.TenantRole) string {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,4 +31,19 @@ func TestMappingRolesAndTenants(t *testing.T) {
 	require.NoError(t, m.Validate("auth.ldap"))
 	require.Error(t, Mapping{DefaultRole: controlplane.RoleAgent}.Validate("x"))
 	require.Error(t, Mapping{Tenants: []GroupTenant{{Group: "g", Tenant: "bad name"}}}.Validate("x"))
+}
+
+func TestSameExternalID(t *testing.T) {
+	require.True(t, sameExternalID(controlplane.AuthSourceLDAP, "uid=Alice,ou=People,dc=example,dc=org", "uid=alice,ou=people,dc=example,dc=org"))
+	require.True(t, sameExternalID("oidc:corp", "248289761001", "248289761001"))
+	require.False(t, sameExternalID("oidc:corp", "AbC", "abc"), "subjects differing in case are different people")
+}
+
+func TestUsableUsername(t *testing.T) {
+	for _, ok := range []string{"alice", "alice@example.org", "li.wei", "张伟"} {
+		require.True(t, usableUsername(ok), ok)
+	}
+	for _, bad := range []string{"", "two words", "tab\there", "nl\n", strings.Repeat("x", 65)} {
+		require.False(t, usableUsername(bad), "%q", bad)
+	}
 }

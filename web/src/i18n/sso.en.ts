@@ -16,6 +16,7 @@ const ssoEn = {
       sso_account_conflict: 'The username {{username}} belongs to another account here. Ask an administrator.',
       sso_account_disabled: 'Your account is disabled in the directory or at the identity provider.',
       sso_tenant_not_found: 'The tenant {{tenant}} your groups map to does not exist. Ask an administrator.',
+      sso_bad_username: 'The name {{username}} from the identity source cannot be used as a username. Ask an administrator.',
       oidc_unknown_provider: 'This sign-in provider is not configured.',
       oidc_provider_unavailable: 'The identity provider cannot be reached, so sign-in is refused. Try again shortly.',
       oidc_bad_state: 'The sign-in could not be matched to this browser (expired or altered). Start again.',

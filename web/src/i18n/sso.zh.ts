@@ -16,6 +16,7 @@ const ssoZh = {
       sso_account_conflict: '用户名 {{username}} 已属于本系统中的另一个账户，请联系管理员。',
       sso_account_disabled: '您的账户已在目录或身份提供方处被停用。',
       sso_tenant_not_found: '您所在组映射到的租户 {{tenant}} 不存在，请联系管理员。',
+      sso_bad_username: '身份源提供的名称 {{username}} 不能用作用户名，请联系管理员。',
       oidc_unknown_provider: '未配置该登录方式。',
       oidc_provider_unavailable: '无法连接身份提供方，已拒绝登录。请稍后重试。',
       oidc_bad_state: '无法将此次登录与当前浏览器对应（已过期或被篡改），请重新开始。',
