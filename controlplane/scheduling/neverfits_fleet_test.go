@@ -150,3 +150,40 @@ func TestBackgroundNodeRead(t *testing.T) {
 	svc.mu.Unlock()
 	require.True(t, seen, "the tick applied the read")
 }
+
+// TestNodeSyncSkipsUnchangedNodes: a sync over unchanged nodes keeps their
+// model nodes (the store hands out the same decoded inventory), and a
+// node whose devices changed is still seen and rebuilt.
+func TestNodeSyncSkipsUnchangedNodes(t *testing.T) {
+	h := newHarness(t, Config{})
+	svc := h.svc
+	h.addNode("n1", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	h.addNode("n2", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	require.NoError(t, svc.Tick(h.ctx, true))
+	svc.mu.Lock()
+	before := svc.snap.nodes["n1"].node
+	svc.mu.Unlock()
+
+	h.nodes["n1"].heartbeat()
+	h.clk.Add(time.Second)
+	require.NoError(t, svc.Tick(h.ctx, true))
+	svc.mu.Lock()
+	after := svc.snap.nodes["n1"].node
+	svc.mu.Unlock()
+	require.NotSame(t, before, after, "a new read of the node")
+	require.True(t, sameDescription(before, after), "unchanged node: the read shares its decoded inventory, so no model rebuild")
+
+	m := int64(65536)
+	inv := []inventory.Snapshot{{Vendor: inventory.VendorAscend, Devices: []inventory.Device{
+		{Index: 0, Model: "910B3", MemoryTotalMiB: &m}, {Index: 1, Model: "910B3", MemoryTotalMiB: &m}}}}
+	_, err := h.db.RecordHeartbeat(h.ctx, "n1", controlplane.NodeHeartbeat{At: h.clk.Now(), Health: "ok", CPUCount: 64,
+		MemoryTotalMiB: 512000, Inventory: inv})
+	require.NoError(t, err)
+	h.clk.Add(time.Second)
+	require.NoError(t, svc.Tick(h.ctx, true))
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	n1 := svc.snap.cl.Nodes[svc.snap.nodes["n1"].index].Node
+	require.Len(t, n1.Devices, 2, "the changed node is rebuilt with its new devices")
+	require.Equal(t, "910B3", n1.Devices[0].Model)
+}
