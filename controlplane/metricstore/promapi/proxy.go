@@ -52,7 +52,25 @@ func NewProxy(base string, transport http.RoundTripper, logger *slog.Logger) (*P
 	return &Proxy{rp: rp}, nil
 }
 
-// Routes mounts the proxy at /api/v1/* on r.
+// Routes mounts the proxy on r at the read endpoints the embedded API
+// serves (API.Routes), with the same methods, and nothing else: the remote
+// store's admin API (delete series, snapshots), import and export would
+// otherwise be open, with the store's credentials, to every caller allowed
+// to read metrics.
 func (p *Proxy) Routes(r chi.Router) {
-	r.Handle("/api/v1/*", p.rp)
+	r.Route("/api/v1", func(r chi.Router) {
+		for _, path := range []string{"/query", "/query_range", "/series", "/labels", "/query_exemplars"} {
+			r.Get(path, p.rp.ServeHTTP)
+			r.Post(path, p.rp.ServeHTTP)
+		}
+		r.Get("/label/{name}/values", p.rp.ServeHTTP)
+		r.Get("/metadata", p.rp.ServeHTTP)
+		r.Get("/status/buildinfo", p.rp.ServeHTTP)
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+			writeAPIError(w, &apiError{typ: errNotFound, err: fmt.Errorf("%s is not served by this API", r.URL.Path)})
+		})
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+			writeAPIError(w, &apiError{typ: errNotFound, err: fmt.Errorf("%s %s is not served by this API", r.Method, r.URL.Path)})
+		})
+	})
 }
