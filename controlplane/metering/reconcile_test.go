@@ -12,6 +12,8 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/metering"
+	"github.com/heteroflow/heteroflow/controlplane/postgres"
+	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
 	"github.com/heteroflow/heteroflow/controlplane/sqlite"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
@@ -28,16 +30,23 @@ func (c *clock) Set(s string)   { c.mu.Lock(); c.t = at(s); c.mu.Unlock() }
 // replay drives the store the way the scheduler and agents do.
 type replay struct {
 	t   *testing.T
-	db  *sqlite.DB
+	db  metering.Store
 	clk *clock
 	n   string
 }
 
 func newReplay(t *testing.T) *replay {
 	clk := &clock{t: at("2026-10-31T09:00:00Z")}
-	db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "billing.db"), sqlite.Options{Now: clk.Now})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
+	// HETEROFLOW_TEST_STORE=postgres replays on PostgreSQL.
+	var db metering.Store
+	if pgtest.Selected() {
+		db = pgtest.OpenWith(t, postgres.Options{Now: clk.Now})
+	} else {
+		sdb, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "billing.db"), sqlite.Options{Now: clk.Now})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = sdb.Close() })
+		db = sdb
+	}
 	r := &replay{t: t, db: db, clk: clk}
 	mem := int64(81920)
 	tok := &controlplane.BootstrapToken{Prefix: "tok", TokenHash: "hash", ExpiresAt: clk.Now().Add(time.Hour)}

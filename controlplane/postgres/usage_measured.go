@@ -19,7 +19,7 @@ import (
 // restarted meter or a second server writes nothing twice. The rollups'
 // sums are the integer products storeutil.UsageDailyDeltas and
 // UsageTaskDailyDeltas compute (SUM over bigint is exact numeric).
-const recordUsage = `WITH ins AS (
+var recordUsage = `WITH ins AS (
 	INSERT INTO usage_records (interval_id, day, start_at, end_at, duration_ms, task_id, attempt,
 	node_id, device_pos, device_uuid, vendor, model, qos, tenant, project, owner_id, owner, memory_mib,
 	compute_milli, share_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms)
@@ -31,34 +31,15 @@ const recordUsage = `WITH ins AS (
 	RETURNING interval_id, day, task_id, vendor, model, qos, tenant, project, owner, duration_ms, memory_mib,
 		compute_milli, share_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms
 ), daily AS (
-	INSERT INTO usage_daily (day, vendor, model, qos, tenant, project, owner, slice_ms, device_milli_ms,
-		memory_mib_ms, compute_milli_ms, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms,
-		covered_compute_milli_ms, covered_memory_mib_ms)
-	SELECT day, vendor, model, qos, tenant, project, owner, SUM(duration_ms), SUM(duration_ms * share_milli),
-		SUM(duration_ms * memory_mib), SUM(duration_ms * compute_milli), SUM(measured_ms),
-		SUM(measured_compute_milli_ms), SUM(measured_memory_mib_ms), SUM(measured_ms * compute_milli),
+	` + storeutil.UsageDailyUpsert(`SELECT day, vendor, model, qos, tenant, project, owner, SUM(duration_ms),
+		SUM(duration_ms * share_milli), SUM(duration_ms * memory_mib), SUM(duration_ms * compute_milli),
+		SUM(measured_ms), SUM(measured_compute_milli_ms), SUM(measured_memory_mib_ms), SUM(measured_ms * compute_milli),
 		SUM(measured_ms * memory_mib)
-	FROM ins GROUP BY day, vendor, model, qos, tenant, project, owner
-	ON CONFLICT (day, vendor, model, qos, tenant, project, owner) DO UPDATE SET
-		slice_ms = usage_daily.slice_ms + excluded.slice_ms,
-		device_milli_ms = usage_daily.device_milli_ms + excluded.device_milli_ms,
-		memory_mib_ms = usage_daily.memory_mib_ms + excluded.memory_mib_ms,
-		compute_milli_ms = usage_daily.compute_milli_ms + excluded.compute_milli_ms,
-		measured_ms = usage_daily.measured_ms + excluded.measured_ms,
-		measured_compute_milli_ms = usage_daily.measured_compute_milli_ms + excluded.measured_compute_milli_ms,
-		measured_memory_mib_ms = usage_daily.measured_memory_mib_ms + excluded.measured_memory_mib_ms,
-		covered_compute_milli_ms = usage_daily.covered_compute_milli_ms + excluded.covered_compute_milli_ms,
-		covered_memory_mib_ms = usage_daily.covered_memory_mib_ms + excluded.covered_memory_mib_ms
+	FROM ins GROUP BY day, vendor, model, qos, tenant, project, owner`) + `
 ), task_daily AS (
-	INSERT INTO usage_task_daily (day, tenant, task_id, vendor, model, qos, device_milli_ms, memory_mib_ms,
-		compute_milli_ms)
-	SELECT day, tenant, task_id, vendor, model, qos, SUM(duration_ms * share_milli), SUM(duration_ms * memory_mib),
-		SUM(duration_ms * compute_milli)
-	FROM ins GROUP BY day, tenant, task_id, vendor, model, qos
-	ON CONFLICT (day, task_id, vendor, model, qos, tenant) DO UPDATE SET
-		device_milli_ms = usage_task_daily.device_milli_ms + excluded.device_milli_ms,
-		memory_mib_ms = usage_task_daily.memory_mib_ms + excluded.memory_mib_ms,
-		compute_milli_ms = usage_task_daily.compute_milli_ms + excluded.compute_milli_ms
+	` + storeutil.UsageTaskDailyUpsert(`SELECT day, tenant, task_id, vendor, model, qos, SUM(duration_ms * share_milli),
+		SUM(duration_ms * memory_mib), SUM(duration_ms * compute_milli)
+	FROM ins GROUP BY day, tenant, task_id, vendor, model, qos`) + `
 ), metered AS (
 	UPDATE allocation_history SET metered = TRUE WHERE id = ANY($24::bigint[]) AND NOT metered
 )
