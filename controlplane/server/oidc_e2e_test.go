@@ -112,6 +112,7 @@ func TestOIDCSingleSignOn(t *testing.T) {
       display_name: Corp SSO
       issuer: `+prov.URL+`
       client_id: heteroflow
+      scopes: [openid, profile, email, groups]
       group_roles:
         - {group: hf-admins, role: admin}
         - {group: team-a, role: user}

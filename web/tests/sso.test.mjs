@@ -64,6 +64,7 @@ describe('single sign-on console', () => {
       display_name: Corp SSO
       issuer: ${issuer}
       client_id: heteroflow
+      scopes: [openid, profile, email, groups]
       group_roles:
         - {group: hf-operators, role: operator}
       group_tenants:

@@ -27,8 +27,9 @@ type ProviderConfig struct {
 	// (PKCE only).
 	ClientSecretFile string `yaml:"client_secret_file"`
 	ClientSecret     string `yaml:"-"`
-	// Scopes requested; default openid, profile, email (plus groups when
-	// GroupsClaim is "groups").
+	// Scopes requested; default openid, profile, email. Add the scope
+	// that releases the groups claim where the provider needs one (Dex:
+	// groups); some providers refuse scopes they do not know.
 	Scopes []string `yaml:"scopes,omitempty"`
 	// RedirectURL is the callback registered at the provider; empty: the
 	// address the browser used + /api/v1/auth/oidc/<name>/callback.
@@ -129,9 +130,6 @@ func (p ProviderConfig) withDefaults() ProviderConfig {
 	}
 	if len(p.Scopes) == 0 {
 		p.Scopes = []string{"openid", "profile", "email"}
-		if p.GroupsClaim == "groups" {
-			p.Scopes = append(p.Scopes, "groups")
-		}
 	}
 	hasOpenID := false
 	for _, s := range p.Scopes {

@@ -68,7 +68,7 @@ func TestProviderConfigValidation(t *testing.T) {
 	require.NoError(t, ValidateAll([]ProviderConfig{loop}), "http is fine on loopback (tests, a local Dex)")
 
 	d := good.withDefaults()
-	require.Equal(t, []string{"openid", "profile", "email", "groups"}, d.Scopes)
+	require.Equal(t, []string{"openid", "profile", "email"}, d.Scopes)
 	require.Equal(t, "preferred_username", d.UsernameClaim)
 	noOpenID := good
 	noOpenID.Scopes = []string{"profile"}
