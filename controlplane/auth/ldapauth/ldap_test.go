@@ -371,3 +371,27 @@ func TestLDAPSearchMissNeverDisablesAnAccount(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, controlplane.UserDisabled, u.Status)
 }
+
+// TestLDAPSAndMemberOf: an ldaps:// URL (TLS from the first byte, verified
+// against the CA file) and groups read from the user's memberOf attribute
+// (OpenLDAP's memberof overlay keeps it) instead of a group search.
+func TestLDAPSAndMemberOf(t *testing.T) {
+	srv := ldaptest.Start(t, seed)
+	cfg := config(srv)
+	cfg.URLs, cfg.StartTLS = []string{srv.LDAPSURL}, false
+	cfg.GroupBase, cfg.MemberOfAttr = "", "memberOf"
+	f := newFixture(t, cfg)
+	s, err := f.svc.Login(context.Background(), "alice", "alice-pass", "10.1.0.1")
+	require.NoError(t, err)
+	require.Equal(t, controlplane.RoleAdmin, s.User.Role, "hf-admins from memberOf (the group's cn)")
+	require.Equal(t, map[string]controlplane.TenantRole{"team-a": controlplane.TenantMemberRole}, f.memberships(t, s.User.ID))
+	s, err = f.svc.Login(context.Background(), "bob", "bob-pass", "10.1.0.1")
+	require.NoError(t, err)
+	require.Equal(t, controlplane.RoleUser, s.User.Role, "team-a by its full DN from memberOf")
+
+	other := ldaptest.Start(t, "")
+	cfg.CAFile = other.CAFile
+	g := newFixture(t, cfg)
+	_, err = g.svc.Login(context.Background(), "alice", "alice-pass", "10.1.0.2")
+	require.Equal(t, ldapauth.CodeUnavailable, codeOf(err), "an ldaps certificate from another CA is refused")
+}

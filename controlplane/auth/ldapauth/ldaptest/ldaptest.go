@@ -34,11 +34,12 @@ const (
 
 // Server is a running slapd.
 type Server struct {
-	URL    string // ldap://127.0.0.1:port
-	CAFile string // PEM of the CA that signed the server's certificate
-	dir    string
-	cmd    *exec.Cmd
-	t      testing.TB
+	URL      string // ldap://127.0.0.1:port (StartTLS offered)
+	LDAPSURL string // ldaps://127.0.0.1:port (TLS from the first byte)
+	CAFile   string // PEM of the CA that signed the server's certificate
+	dir      string
+	cmd      *exec.Cmd
+	t        testing.TB
 }
 
 // binaries finds slapd and ldapadd; the Debian packages put slapd in /usr/sbin.
@@ -74,7 +75,7 @@ func Start(t testing.TB, ldif string) *Server {
 	}
 	dir := t.TempDir()
 	caFile := writeTLS(t, dir)
-	port := freePort(t)
+	port, tlsPort := freePort(t), freePort(t)
 	conf := fmt.Sprintf(`include /etc/ldap/schema/core.schema
 include /etc/ldap/schema/cosine.schema
 include /etc/ldap/schema/nis.schema
@@ -82,6 +83,7 @@ include /etc/ldap/schema/inetorgperson.schema
 pidfile %[1]s/slapd.pid
 modulepath /usr/lib/ldap
 moduleload back_mdb
+moduleload memberof
 TLSCACertificateFile %[1]s/ca.pem
 TLSCertificateFile %[1]s/server.pem
 TLSCertificateKeyFile %[1]s/server.key
@@ -91,6 +93,8 @@ suffix "%[2]s"
 rootdn "%[3]s"
 rootpw %[4]s
 directory %[1]s/db
+# keeps memberOf on each member's entry, for member_of_attribute
+overlay memberof
 access to attrs=userPassword by self write by anonymous auth by * none
 access to * by * read
 `, dir, Suffix, RootDN, RootPassword)
@@ -100,8 +104,8 @@ access to * by * read
 	if err := os.WriteFile(filepath.Join(dir, "slapd.conf"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{URL: "ldap://127.0.0.1:" + strconv.Itoa(port), CAFile: caFile, dir: dir, t: t}
-	s.cmd = exec.Command(slapd, "-f", filepath.Join(dir, "slapd.conf"), "-h", s.URL+"/", "-d", "0")
+	s := &Server{URL: "ldap://127.0.0.1:" + strconv.Itoa(port), LDAPSURL: "ldaps://127.0.0.1:" + strconv.Itoa(tlsPort), CAFile: caFile, dir: dir, t: t}
+	s.cmd = exec.Command(slapd, "-f", filepath.Join(dir, "slapd.conf"), "-h", s.URL+"/ "+s.LDAPSURL+"/", "-d", "0")
 	var out bytes.Buffer
 	s.cmd.Stdout, s.cmd.Stderr = &out, &out
 	if err := s.cmd.Start(); err != nil {
