@@ -228,6 +228,8 @@ func TestHubMultiCluster(t *testing.T) {
 	require.ElementsMatch(t, []string{"east", "west"}, clusters())
 	hub.ok(http.StatusOK, http.MethodGet, "/prometheus/api/v1/query?query="+url.QueryEscape(`count(up{cluster="west"}) or vector(1)`), admin, nil, &pr)
 	require.Equal(t, []string{"west"}, clusters())
+	hub.ok(http.StatusOK, http.MethodGet, "/prometheus/api/v1/query?cluster=east&query="+url.QueryEscape("vector(1)"), admin, nil, &pr)
+	require.Equal(t, []string{"east"}, clusters(), "the cluster parameter selects one member")
 	end := time.Now().Unix()
 	hub.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/prometheus/api/v1/query_range?query=vector(2)&start=%d&end=%d&step=15", end-60, end), admin, nil, &pr)
 	require.Equal(t, "matrix", pr.Data.ResultType)

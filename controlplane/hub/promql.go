@@ -15,8 +15,8 @@ import (
 )
 
 // Cross-cluster PromQL: the hub answers /prometheus/api/v1/query and
-// query_range by asking every member (the ones a `cluster` matcher
-// selects), adding cluster="<member>" to every series it returns and
+// query_range by asking every member (the ones a `cluster` matcher, or a
+// cluster=<name> parameter beside the query, selects), adding cluster="<member>" to every series it returns and
 // merging the answers. A member that fails leaves a warning, as
 // Thanos's partial responses do; all failing is an error.
 
@@ -81,9 +81,14 @@ func (h *Hub) fanOut(ctx context.Context, endpoint string, form map[string][]str
 	if err != nil {
 		return http.StatusInternalServerError, promResponse{Status: "error", ErrorType: "internal", Error: err.Error()}
 	}
+	// The console's cluster switch sends cluster=<name> beside the query.
+	only := ""
+	if v := form[ClusterLabel]; len(v) > 0 {
+		only = v[0]
+	}
 	var members []*controlplane.MemberCluster
 	for _, c := range list {
-		if matchesAll(selectors, c.Name) {
+		if (only == "" || c.Name == only) && matchesAll(selectors, c.Name) {
 			members = append(members, c)
 		}
 	}
@@ -109,7 +114,9 @@ func (h *Hub) fanOut(ctx context.Context, endpoint string, form map[string][]str
 			}
 			f := make(map[string][]string, len(form))
 			for k, v := range form {
-				f[k] = v
+				if k != ClusterLabel {
+					f[k] = v
+				}
 			}
 			f["query"] = []string{rewritten}
 			cctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)

@@ -5,7 +5,7 @@
 // in English after switching the language, and nothing is stored; both
 // members are registered through the dialog and shown side by side
 // (status, devices by vendor and model, charts); the header's cluster
-// switch appears and focuses one member; a task placed through the hub's
+// switch appears, focuses one member and narrows PromQL to it; a task placed through the hub's
 // API on the member with free capacity is listed; a member stopped shows
 // unreachable while the other is still served. Any JavaScript dialog or
 // uncaught page error fails it.
@@ -128,7 +128,7 @@ describe('clusters console (hub)', () => {
     await page.getByTestId('hub-tasks').getByText('hub-train').waitFor({ timeout: 20_000 });
   });
 
-  step('the cluster switch appears and focuses one member (Chinese again)', async () => {
+  step('the cluster switch appears, focuses one member and narrows PromQL to it (Chinese again)', async () => {
     await page.getByTestId('lang-switch').click();
     await page.getByTitle('简体中文').click();
     const sw = page.getByTestId('cluster-switch');
@@ -138,12 +138,30 @@ describe('clusters console (hub)', () => {
     await page.getByTestId('cluster-focus').getByText('仅显示 west').waitFor();
     await until(async () => (await page.getByTestId('cluster-card-east').count()) === 0, 'east hidden');
     await card('west').waitFor();
-    await page.getByRole('button', { name: '显示全部' }).click();
+    // PromQL follows the switch: one series, labelled west.
+    await page.getByTestId('nav-metrics').click();
+    await page.waitForURL(/\/metrics$/);
+    await page.getByTestId('promql-input').fill('vector(1)');
+    await page.getByTestId('promql-run').click();
+    const chart = page.getByTestId('echart');
+    const series = async () => JSON.parse((await chart.getAttribute('data-series')) ?? '[]').sort();
+    await until(async () => (await series()).length > 0, 'the PromQL chart');
+    assert.deepEqual(await series(), ['{cluster="west"}']);
+    // All clusters: one series per member.
+    await page.getByTestId('cluster-switch').click();
+    await page.getByTitle('全部集群').click();
+    await page.waitForURL(/\/clusters$/);
     await card('east').waitFor();
+    await page.getByTestId('nav-metrics').click();
+    await page.getByTestId('promql-input').fill('vector(1)');
+    await page.getByTestId('promql-run').click();
+    await until(async () => JSON.stringify(await series()) === JSON.stringify(['{cluster="east"}', '{cluster="west"}']), 'a series per member');
   });
 
   step('a stopped member shows unreachable; the other is still served', async () => {
     await east.stop();
+    await page.getByTestId('nav-clusters').click();
+    await page.waitForURL(/\/clusters$/);
     await page.getByTestId('clusters-refresh').click();
     await until(async () => (await card('east').getByTestId('cluster-status').innerText()) === '不可达', 'east unreachable');
     await card('east').getByTestId('cluster-last-error').waitFor();

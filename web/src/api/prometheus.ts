@@ -1,6 +1,11 @@
 // Client for the Prometheus-compatible query API the server mounts under
 // /prometheus (Prometheus HTTP API envelope: {status, data, warnings}).
 import { api } from './client';
+import { currentCluster } from '../layout/currentCluster';
+
+// On a hub the header's cluster switch narrows PromQL to one member
+// (cluster=<name>; servers that are not hubs ignore the parameter).
+const scope = () => ({ cluster: currentCluster() || undefined });
 
 export type Labels = Record<string, string>;
 export type Sample = [number, string]; // [unix seconds, value as string]
@@ -20,9 +25,9 @@ export interface PromResponse<T> {
 const base = '/prometheus/api/v1';
 
 export const prom = {
-  query: (query: string, time: number) => api.get<PromResponse<QueryData>>(`${base}/query`, { query, time }),
+  query: (query: string, time: number) => api.get<PromResponse<QueryData>>(`${base}/query`, { query, time, ...scope() }),
   queryRange: (query: string, start: number, end: number, step: number) =>
-    api.get<PromResponse<QueryData>>(`${base}/query_range`, { query, start, end, step }),
+    api.get<PromResponse<QueryData>>(`${base}/query_range`, { query, start, end, step, ...scope() }),
   /** metricNames lists every metric name (label __name__). */
   metricNames: () => api.get<PromResponse<string[]>>(`${base}/label/__name__/values`),
   /** labelNames lists the label names of one metric's series. */

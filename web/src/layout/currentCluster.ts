@@ -27,6 +27,11 @@ export function setCurrentCluster(name: string): void {
   listeners.forEach((l) => l());
 }
 
+/** currentCluster is the chosen member's name, '' for all (outside React). */
+export function currentCluster(): string {
+  return current;
+}
+
 /** useCurrentCluster is the chosen member's name, '' for all. */
 export function useCurrentCluster(): string {
   return useSyncExternalStore(
