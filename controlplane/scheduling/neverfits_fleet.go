@@ -27,8 +27,13 @@ type fleetShapes struct {
 	// so submissions start no read of their own while its views are
 	// younger than fedStaleness NodeSyncs (a 5,000-node read under load
 	// can take longer than two).
-	fed  bool
-	read sync.Mutex // one store read at a time
+	fed bool
+	// started and done number the reads: a caller that needs a read begun
+	// after it asked, and finds one done by the time it holds read, takes
+	// that one (the first burst of submissions shares one read instead of
+	// reading the fleet once each, one after another).
+	started, done uint64
+	read          sync.Mutex // one store read at a time
 }
 
 // fleetNodes returns the view of the fleet: a fresh read when fresh is set
@@ -63,14 +68,26 @@ func (s *Service) fleetNodes(ctx context.Context, fresh bool) ([]*model.NodeInfo
 // readFleet reads every node and installs the view.
 func (s *Service) readFleet(ctx context.Context) ([]*model.NodeInfo, error) {
 	f := &s.fleet
+	f.mu.Lock()
+	want := f.started + 1 // a read that starts from now on
+	f.mu.Unlock()
 	f.read.Lock()
 	defer f.read.Unlock()
-	began := s.now()
 	defer func() {
 		f.mu.Lock()
 		f.refreshing = false
 		f.mu.Unlock()
 	}()
+	f.mu.Lock()
+	if f.done >= want && f.nodes != nil {
+		nodes := f.nodes
+		f.mu.Unlock()
+		return nodes, nil
+	}
+	f.started++
+	num := f.started
+	f.mu.Unlock()
+	began := s.now()
 	nodes, err := allNodes(ctx, s.store)
 	if err != nil {
 		return nil, err
@@ -89,6 +106,9 @@ func (s *Service) readFleet(ctx context.Context) ([]*model.NodeInfo, error) {
 		out = append(out, &model.NodeInfo{Node: &mn})
 	}
 	s.installFleet(out, began, false)
+	f.mu.Lock()
+	f.done = max(f.done, num) // only a read that succeeded serves those waiting
+	f.mu.Unlock()
 	return out, nil
 }
 

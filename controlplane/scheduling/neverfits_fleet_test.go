@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane"
@@ -186,4 +188,39 @@ func TestNodeSyncSkipsUnchangedNodes(t *testing.T) {
 	n1 := svc.snap.cl.Nodes[svc.snap.nodes["n1"].index].Node
 	require.Len(t, n1.Devices, 2, "the changed node is rebuilt with its new devices")
 	require.Equal(t, "910B3", n1.Devices[0].Model)
+}
+
+// TestFirstSubmissionsShareOneFleetRead: submissions arriving together
+// before any view exists share one read (they each read the whole fleet,
+// one after another, before), and a leader starts with the view of the
+// nodes its take-over read.
+func TestFirstSubmissionsShareOneFleetRead(t *testing.T) {
+	h := newHarness(t, Config{})
+	for i := range 5 {
+		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
+	}
+	cs := &countingStore{Store: h.db}
+	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
+	require.NoError(t, err)
+	spec := controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 50}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			assert.NoError(t, svc.AdmitTask(h.ctx, spec))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	require.LessOrEqual(t, cs.lists.Load(), int64(2), "16 first submissions, at most two reads")
+
+	leader, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test2"})
+	require.NoError(t, err)
+	require.NoError(t, leader.Tick(h.ctx, false)) // takes over: reads the cluster
+	reads := cs.lists.Load()
+	require.NoError(t, leader.AdmitTask(h.ctx, spec))
+	require.Equal(t, reads, cs.lists.Load(), "the take-over read serves the first submission")
 }

@@ -238,7 +238,8 @@ func (s *Service) becomeLeader(ctx context.Context) error {
 // rebuildLocked reads the whole cluster and ledger and builds a framework
 // with the stored plugin settings (at take-over and on device changes).
 func (s *Service) rebuildLocked(ctx context.Context) error {
-	snap, err := buildSnapshot(ctx, s.store, s.cfg.BronzeOvercommit, s.now())
+	read := s.now()
+	snap, err := buildSnapshot(ctx, s.store, s.cfg.BronzeOvercommit, read)
 	if err != nil {
 		return fmt.Errorf("scheduling snapshot: %w", err)
 	}
@@ -252,6 +253,13 @@ func (s *Service) rebuildLocked(ctx context.Context) error {
 	}
 	snap.pools = s.pools
 	s.snap, s.fw, s.settings = snap, fw, settings
+	// The never-fits check starts from the nodes just read, not from a
+	// read of its own when the first submissions arrive.
+	nodes := make([]*controlplane.Node, 0, len(snap.byIdx))
+	for _, e := range snap.byIdx {
+		nodes = append(nodes, e.node)
+	}
+	s.fleetFromSyncLocked(nodes, read)
 	s.waiting = map[string][]*pending{}
 	if len(s.shapes.reqs) == 0 {
 		if err := s.seedWorkloadLocked(ctx); err != nil {
