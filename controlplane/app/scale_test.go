@@ -127,7 +127,7 @@ func TestLiveLoopAtScale(t *testing.T) {
 	t.Logf("scale run: %d nodes × 8, %d tasks, GOMAXPROCS %d", nodes, tasks, runtime.GOMAXPROCS(0))
 	t.Logf("submissions: %v for %d (%.0f/s), HTTP p50 %v p99 %v", submitted.Round(time.Millisecond), tasks,
 		float64(tasks)/submitted.Seconds(), pct(submitLat, 50), pct(submitLat, 99))
-	t.Logf("submit→bound: p50 %v p99 %v max %v", pct(bound, 50), pct(bound, 99), pct(bound, 100))
+	t.Logf("submit→bound: p1 %v p50 %v p99 %v max %v", pct(bound, 1), pct(bound, 50), pct(bound, 99), pct(bound, 100))
 	t.Logf("placements/s end to end: %.0f (first submit → last bind %v); binding window %v (%.0f/s)",
 		float64(tasks)/wall.Seconds(), wall.Round(time.Millisecond), last.Sub(first).Round(time.Millisecond),
 		float64(tasks)/max(last.Sub(first).Seconds(), 1e-3))

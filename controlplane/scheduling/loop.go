@@ -97,6 +97,13 @@ func (s *Service) syncLocked(ctx context.Context, read *nodeRead) error {
 	} else if !rebuild {
 		s.fleetFromSyncLocked(nodes, read.at) // the never-fits check's view, without a read of its own
 	}
+	if s.snap.grew {
+		// A node joined or became ready: tasks backing off after finding
+		// no room are tried again now, not after their backoff (as for
+		// freed capacity below).
+		s.snap.grew = false
+		clear(s.backoff)
+	}
 	if rebuild {
 		s.log.Info("scheduling: a node's devices changed, rebuilding the cluster")
 		if err := s.dropWaitingLocked(ctx, "cluster rebuilt"); err != nil {

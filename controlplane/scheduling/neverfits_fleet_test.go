@@ -224,3 +224,21 @@ func TestFirstSubmissionsShareOneFleetRead(t *testing.T) {
 	require.NoError(t, leader.AdmitTask(h.ctx, spec))
 	require.Equal(t, reads, cs.lists.Load(), "the take-over read serves the first submission")
 }
+
+// TestNodeJoinEndsBackoff: a task that found no room backs off; a node
+// joining is capacity coming, so the next sync tries it again at once
+// rather than after its backoff.
+func TestNodeJoinEndsBackoff(t *testing.T) {
+	h := newHarness(t, Config{BackoffBase: time.Minute, BackoffMax: time.Hour})
+	h.addNode("n1", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 1, 81559)
+	require.NoError(t, h.svc.Tick(h.ctx, true))
+	big := h.submit(controlplane.TaskSpec{Name: "big", DeviceCount: 2, ComputePercent: 100, QoS: controlplane.QoSBronze})
+	require.NoError(t, h.svc.Tick(h.ctx, true))
+	require.NoError(t, h.svc.Tick(h.ctx, true))
+	require.Equal(t, controlplane.TaskQueued, h.task(big.ID).State, "no node has two devices yet")
+
+	h.addNode("n2", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 2, 81559)
+	h.clk.Add(time.Second) // well inside the one-minute backoff
+	require.NoError(t, h.svc.Tick(h.ctx, true))
+	require.Equal(t, controlplane.TaskScheduled, h.task(big.ID).State, "placed on the node that joined")
+}

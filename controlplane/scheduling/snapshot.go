@@ -52,9 +52,12 @@ type placed struct {
 // ledger, then kept incrementally: binds and releases change it in place;
 // only a node whose devices changed forces a rebuild.
 type snapshot struct {
-	cl     *model.Cluster
-	nodes  map[string]*nodeEntry
-	byIdx  []*nodeEntry
+	cl    *model.Cluster
+	nodes map[string]*nodeEntry
+	byIdx []*nodeEntry
+	// grew: a sync added a node or made one ready since the loop last
+	// looked (syncLocked), so waiting tasks may fit now.
+	grew   bool
 	placed map[int64]*placed // by task id
 	ratio  float64
 	pools  *poolTable // tenants' dedicated node pools (pools.go); nil = none
@@ -133,6 +136,7 @@ func (s *snapshot) syncNodes(nodes []*controlplane.Node) (rebuild bool, err erro
 			if st := stateOf(n); st != e.state {
 				e.state = st
 				s.cl.Nodes[e.index].Version++
+				s.grew = s.grew || st == nodeReadyState
 			}
 			continue
 		}
@@ -152,11 +156,13 @@ func (s *snapshot) syncNodes(nodes []*controlplane.Node) (rebuild bool, err erro
 			e = &nodeEntry{index: ni.Index, shape: shape, state: stateOf(n)}
 			s.nodes[n.ID] = e
 			s.byIdx = append(s.byIdx, e)
+			s.grew = true
 		}
 		e.node = n
 		if st := stateOf(n); st != e.state {
 			e.state = st
 			s.cl.Nodes[e.index].Version++ // readiness is a node fact: memo entries go stale
+			s.grew = s.grew || st == nodeReadyState
 		}
 	}
 	return false, nil
