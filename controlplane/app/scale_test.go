@@ -256,6 +256,25 @@ func waitSchedulerSees(t *testing.T, s *testServer, admin string, devices int) {
 		f := sum.Fragmentation
 		return f.Free+f.Fragmented+f.Allocated >= devices
 	}, 2*time.Minute, 200*time.Millisecond, "the scheduler never saw the %d devices", devices)
+	// The summary reads the store; the loop sees new nodes at its next node
+	// sync. Wait for the loop too (its heteroflow_devices gauge), so tasks
+	// submitted right after enrolment are not measured waiting for it.
+	require.Eventually(t, func() bool {
+		r := s.do(http.MethodGet, "/metrics", admin, nil)
+		if r.Status != http.StatusOK {
+			return false
+		}
+		seen := 0.0
+		for _, line := range strings.Split(string(r.Body), "\n") {
+			if strings.HasPrefix(line, "heteroflow_devices{") {
+				if f := strings.Fields(line); len(f) == 2 {
+					v, _ := strconv.ParseFloat(f[1], 64)
+					seen += v
+				}
+			}
+		}
+		return seen >= float64(devices)
+	}, 2*time.Minute, 200*time.Millisecond, "the scheduling loop never saw the %d devices", devices)
 }
 
 // scaleSpec is task i of the mix: shares of one device, whole devices and
