@@ -112,9 +112,10 @@ func (e *NeverFitsError) Error() string {
 // cluster could ever hold; the API calls it at submit time unless the
 // submitter asked to queue it for nodes still to come (wait_for_nodes).
 //
-// The verdict "fits" may come from the fleet as read up to NodeSync ago; a
-// refusal is always confirmed on a fresh read, so a node that joined a
-// moment ago is never missed.
+// The verdict "fits" may come from the fleet as the leader's last node sync
+// read it (normally within NodeSync; a view of an empty cluster is never
+// used); a refusal is always confirmed on a fresh read, so a node that
+// joined a moment ago is never missed.
 func (s *Service) AdmitTask(ctx context.Context, spec controlplane.TaskSpec) error {
 	nodes, err := s.fleetNodes(ctx, false)
 	if err != nil {

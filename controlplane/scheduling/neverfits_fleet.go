@@ -43,7 +43,9 @@ func (s *Service) fleetNodes(ctx context.Context, fresh bool) ([]*model.NodeInfo
 	f := &s.fleet
 	f.mu.Lock()
 	nodes, at := f.nodes, f.at
-	if !fresh && nodes != nil {
+	// A view of an empty cluster judges nothing (every task is admitted), so
+	// it is never served: the nodes that just enrolled are read instead.
+	if !fresh && len(nodes) > 0 {
 		stale := 2 * s.cfg.NodeSync
 		if f.fed {
 			stale = fedStaleness * s.cfg.NodeSync
