@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,46 +12,27 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// RecordUsage: see controlplane.BillingStore.
+// recordRowsPerStatement bounds the rows of one multi-row insert (23
+// placeholders a record, well under SQLite's 32,766).
+const recordRowsPerStatement = 500
+
+// RecordUsage: see controlplane.BillingStore. The records go in multi-row
+// inserts (up to recordRowsPerStatement a statement) that return the keys
+// they inserted, and each rollup takes one multi-row upsert of the
+// inserted records summed by its key: a few statements a batch rather
+// than three a record.
 func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord, metered []int64) ([]*controlplane.UsageRecord, error) {
 	if len(recs) == 0 && len(metered) == 0 {
 		return nil, nil
 	}
 	var inserted []*controlplane.UsageRecord
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		inserted = inserted[:0]
-		st, err := tx.PrepareContext(ctx, `INSERT INTO usage_records (interval_id, day, start_at, end_at, duration_ms,
-			task_id, attempt, node_id, device_pos, device_uuid, vendor, model, qos, tenant, project, owner_id, owner,
-			memory_mib, compute_milli, share_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (interval_id, day) DO NOTHING`)
-		if err != nil {
-			return mapErr(err)
+		var err error
+		if inserted, err = insertUsage(ctx, tx, recs); err != nil {
+			return err
 		}
-		defer st.Close()
-		for _, r := range recs {
-			res, err := st.ExecContext(ctx, r.IntervalID, r.Day.Format(controlplane.DateLayout), ts(r.Start), ts(r.End),
-				r.DurationMS, r.TaskID, r.Attempt, r.NodeID, r.DevicePos, r.DeviceUUID, r.Vendor, r.Model, string(r.QoS),
-				r.Tenant, r.Project, nullID(r.OwnerID), r.Owner, r.MemoryMiB, r.ComputeMilli, r.ShareMilli,
-				r.Measured.MS, r.Measured.ComputeMilliMS, r.Measured.MemoryMiBMS)
-			if err != nil {
-				return mapErr(err)
-			}
-			if n, _ := res.RowsAffected(); n == 1 {
-				inserted = append(inserted, r)
-			}
-		}
-		daily, err := tx.PrepareContext(ctx, storeutil.UsageDailyUpsert(`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
-		if err != nil {
-			return mapErr(err)
-		}
-		defer daily.Close()
-		for _, d := range storeutil.UsageDailyDeltas(inserted) {
-			if _, err := daily.ExecContext(ctx, d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner, d.SliceMS,
-				d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS, d.MeasuredComputeMilliMS,
-				d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS); err != nil {
-				return mapErr(err)
-			}
+		if err := addDaily(ctx, tx, inserted); err != nil {
+			return err
 		}
 		if err := addTaskDaily(ctx, tx, inserted); err != nil {
 			return err
@@ -71,6 +53,91 @@ func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord,
 		return nil, err
 	}
 	return inserted, nil
+}
+
+// insertUsage inserts recs (a record whose key is stored is skipped) and
+// returns the ones it inserted, in recs' order (a key given twice counts
+// once, as its first record).
+func insertUsage(ctx context.Context, tx *sql.Tx, recs []*controlplane.UsageRecord) ([]*controlplane.UsageRecord, error) {
+	type key struct {
+		id  int64
+		day string
+	}
+	added := make(map[key]bool, len(recs))
+	for batch := range slices.Chunk(recs, recordRowsPerStatement) {
+		args := make([]any, 0, 23*len(batch))
+		for _, r := range batch {
+			args = append(args, r.IntervalID, r.Day.Format(controlplane.DateLayout), ts(r.Start), ts(r.End),
+				r.DurationMS, r.TaskID, r.Attempt, r.NodeID, r.DevicePos, r.DeviceUUID, r.Vendor, r.Model, string(r.QoS),
+				r.Tenant, r.Project, nullID(r.OwnerID), r.Owner, r.MemoryMiB, r.ComputeMilli, r.ShareMilli,
+				r.Measured.MS, r.Measured.ComputeMilliMS, r.Measured.MemoryMiBMS)
+		}
+		rows, err := tx.QueryContext(ctx, `INSERT INTO usage_records (`+usageCols+`) VALUES `+
+			placeholderRows(len(batch), 23)+` ON CONFLICT (interval_id, day) DO NOTHING RETURNING interval_id, day`, args...)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		for rows.Next() {
+			var k key
+			if err := rows.Scan(&k.id, &k.day); err != nil {
+				_ = rows.Close()
+				return nil, mapErr(err)
+			}
+			added[k] = true
+		}
+		if err := rows.Err(); err != nil {
+			_ = rows.Close()
+			return nil, mapErr(err)
+		}
+		if err := rows.Close(); err != nil {
+			return nil, mapErr(err)
+		}
+	}
+	var inserted []*controlplane.UsageRecord
+	for _, r := range recs {
+		k := key{r.IntervalID, r.Day.Format(controlplane.DateLayout)}
+		if added[k] {
+			inserted = append(inserted, r)
+			delete(added, k)
+		}
+	}
+	return inserted, nil
+}
+
+// addDaily adds the inserted records to the daily rollup, one row per
+// rollup key, in the transaction that inserted them.
+func addDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.UsageRecord) error {
+	const cols = 16
+	for batch := range slices.Chunk(storeutil.UsageDailyDeltas(inserted), rollupRowsPerStatement) {
+		args := make([]any, 0, cols*len(batch))
+		for _, d := range batch {
+			args = append(args, d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner, d.SliceMS,
+				d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS, d.MeasuredComputeMilliMS,
+				d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS)
+		}
+		if _, err := tx.ExecContext(ctx, storeutil.UsageDailyUpsert(`VALUES `+placeholderRows(len(batch), cols)),
+			args...); err != nil {
+			return mapErr(err)
+		}
+	}
+	return nil
+}
+
+// rollupRowsPerStatement bounds the rows of one multi-row rollup upsert.
+const rollupRowsPerStatement = 500
+
+// placeholderRows is n rows of cols placeholders: "(?, ?), (?, ?)".
+func placeholderRows(n, cols int) string {
+	row := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	var b strings.Builder
+	b.Grow(n * (len(row) + 2))
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	return b.String()
 }
 
 const usageCols = `interval_id, day, start_at, end_at, duration_ms, task_id, attempt, node_id, device_pos,

@@ -28,6 +28,7 @@ func RunBilling(t *testing.T, open BillingOpener) {
 	}{
 		{"ReleaseKeepsIntervals", testReleaseKeepsIntervals},
 		{"RecordUsage", testRecordUsage},
+		{"RecordUsageBatch", testRecordUsageBatch},
 		{"PriceBook", testPriceBook},
 		{"Statements", testStatements},
 		{"Budgets", testBudgets},
