@@ -18,9 +18,10 @@ const recordRowsPerStatement = 500
 
 // RecordUsage: see controlplane.BillingStore. The records go in multi-row
 // inserts (up to recordRowsPerStatement a statement) that return the keys
-// they inserted, and each rollup takes one multi-row upsert of the
-// inserted records summed by its key: a few statements a batch rather
-// than three a record.
+// they inserted, and each rollup one multi-row write of the inserted
+// records summed by its key (an upsert of the daily rollup, an insert into
+// the append-only per-task one): a few statements a batch rather than
+// three a record.
 func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord, metered []int64) ([]*controlplane.UsageRecord, error) {
 	if len(recs) == 0 && len(metered) == 0 {
 		return nil, nil
@@ -123,7 +124,7 @@ func addDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.UsageRec
 	return nil
 }
 
-// rollupRowsPerStatement bounds the rows of one multi-row rollup upsert.
+// rollupRowsPerStatement bounds the rows of one multi-row rollup write.
 const rollupRowsPerStatement = 500
 
 // placeholderRows is n rows of cols placeholders: "(?, ?), (?, ?)".

@@ -10,7 +10,9 @@ import (
 )
 
 // addTaskDaily adds the inserted records to the per-task daily rollup that
-// ranks a report's heaviest tasks, in the transaction that inserted them.
+// ranks a report's heaviest tasks, in the transaction that inserted them:
+// one row per day, task, class and tenant of the batch (the rollup is
+// append-only; the ranking sums a task's rows).
 func addTaskDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.UsageRecord) error {
 	const cols = 9
 	for batch := range slices.Chunk(storeutil.UsageTaskDailyDeltas(inserted), rollupRowsPerStatement) {
@@ -19,7 +21,7 @@ func addTaskDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.Usag
 			args = append(args, d.Day, d.Tenant, d.TaskID, d.Vendor, d.Model, d.QoS, d.DeviceMilliMS, d.MemoryMiBMS,
 				d.ComputeMilliMS)
 		}
-		if _, err := tx.ExecContext(ctx, storeutil.UsageTaskDailyUpsert(`VALUES `+placeholderRows(len(batch), cols)),
+		if _, err := tx.ExecContext(ctx, storeutil.UsageTaskDailyInsert(`VALUES `+placeholderRows(len(batch), cols)),
 			args...); err != nil {
 			return mapErr(err)
 		}
