@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,12 +11,8 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// recordRowsPerStatement bounds the rows of one multi-row insert (23
-// placeholders a record, well under SQLite's 32,766).
-const recordRowsPerStatement = 500
-
 // RecordUsage: see controlplane.BillingStore. The records go in multi-row
-// inserts (up to recordRowsPerStatement a statement) that return the keys
+// inserts (rowsPerStatement a statement) that return the keys
 // they inserted, and each rollup one multi-row write of the inserted
 // records summed by its key (an upsert of the daily rollup, an insert into
 // the append-only per-task one): a few statements a batch rather than
@@ -65,34 +60,33 @@ func insertUsage(ctx context.Context, tx *sql.Tx, recs []*controlplane.UsageReco
 		day string
 	}
 	added := make(map[key]bool, len(recs))
-	for batch := range slices.Chunk(recs, recordRowsPerStatement) {
-		args := make([]any, 0, 23*len(batch))
-		for _, r := range batch {
+	err := inRows(ctx, tx, len(recs), 23, func(values string) string {
+		return `INSERT INTO usage_records (` + usageCols + `) ` + values +
+			` ON CONFLICT (interval_id, day) DO NOTHING RETURNING interval_id, day`
+	}, func(st *sql.Stmt, lo, hi int) error {
+		args := make([]any, 0, 23*(hi-lo))
+		for _, r := range recs[lo:hi] {
 			args = append(args, r.IntervalID, r.Day.Format(controlplane.DateLayout), ts(r.Start), ts(r.End),
 				r.DurationMS, r.TaskID, r.Attempt, r.NodeID, r.DevicePos, r.DeviceUUID, r.Vendor, r.Model, string(r.QoS),
 				r.Tenant, r.Project, nullID(r.OwnerID), r.Owner, r.MemoryMiB, r.ComputeMilli, r.ShareMilli,
 				r.Measured.MS, r.Measured.ComputeMilliMS, r.Measured.MemoryMiBMS)
 		}
-		rows, err := tx.QueryContext(ctx, `INSERT INTO usage_records (`+usageCols+`) VALUES `+
-			placeholderRows(len(batch), 23)+` ON CONFLICT (interval_id, day) DO NOTHING RETURNING interval_id, day`, args...)
+		rows, err := st.QueryContext(ctx, args...)
 		if err != nil {
-			return nil, mapErr(err)
+			return mapErr(err)
 		}
+		defer func() { _ = rows.Close() }()
 		for rows.Next() {
 			var k key
 			if err := rows.Scan(&k.id, &k.day); err != nil {
-				_ = rows.Close()
-				return nil, mapErr(err)
+				return mapErr(err)
 			}
 			added[k] = true
 		}
-		if err := rows.Err(); err != nil {
-			_ = rows.Close()
-			return nil, mapErr(err)
-		}
-		if err := rows.Close(); err != nil {
-			return nil, mapErr(err)
-		}
+		return mapErr(rows.Err())
+	})
+	if err != nil {
+		return nil, err
 	}
 	var inserted []*controlplane.UsageRecord
 	for _, r := range recs {
@@ -109,23 +103,53 @@ func insertUsage(ctx context.Context, tx *sql.Tx, recs []*controlplane.UsageReco
 // rollup key, in the transaction that inserted them.
 func addDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.UsageRecord) error {
 	const cols = 16
-	for batch := range slices.Chunk(storeutil.UsageDailyDeltas(inserted), rollupRowsPerStatement) {
-		args := make([]any, 0, cols*len(batch))
-		for _, d := range batch {
+	deltas := storeutil.UsageDailyDeltas(inserted)
+	return inRows(ctx, tx, len(deltas), cols, storeutil.UsageDailyUpsert, func(st *sql.Stmt, lo, hi int) error {
+		args := make([]any, 0, cols*(hi-lo))
+		for _, d := range deltas[lo:hi] {
 			args = append(args, d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner, d.SliceMS,
 				d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS, d.MeasuredComputeMilliMS,
 				d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS)
 		}
-		if _, err := tx.ExecContext(ctx, storeutil.UsageDailyUpsert(`VALUES `+placeholderRows(len(batch), cols)),
-			args...); err != nil {
-			return mapErr(err)
+		_, err := st.ExecContext(ctx, args...)
+		return mapErr(err)
+	})
+}
+
+// rowsPerStatement is the rows of one multi-row write: enough that the
+// per-statement cost is spread thin, few enough that parsing the
+// statement (once per size and transaction) stays cheap.
+const rowsPerStatement = 64
+
+// inRows writes n rows of cols values in multi-row statements of up to
+// rowsPerStatement rows: text(values) is the statement for a VALUES list,
+// write runs one statement for rows [lo, hi). A statement is prepared once
+// per row count, so a batch parses at most two.
+func inRows(ctx context.Context, tx *sql.Tx, n, cols int, text func(values string) string,
+	write func(st *sql.Stmt, lo, hi int) error,
+) error {
+	prepared := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range prepared {
+			_ = st.Close()
+		}
+	}()
+	for lo := 0; lo < n; lo += rowsPerStatement {
+		hi := min(lo+rowsPerStatement, n)
+		st := prepared[hi-lo]
+		if st == nil {
+			var err error
+			if st, err = tx.PrepareContext(ctx, text(`VALUES `+placeholderRows(hi-lo, cols))); err != nil {
+				return mapErr(err)
+			}
+			prepared[hi-lo] = st
+		}
+		if err := write(st, lo, hi); err != nil {
+			return err
 		}
 	}
 	return nil
 }
-
-// rollupRowsPerStatement bounds the rows of one multi-row rollup write.
-const rollupRowsPerStatement = 500
 
 // placeholderRows is n rows of cols placeholders: "(?, ?), (?, ?)".
 func placeholderRows(n, cols int) string {

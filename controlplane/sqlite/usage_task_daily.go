@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"slices"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
@@ -15,16 +14,14 @@ import (
 // append-only; the ranking sums a task's rows).
 func addTaskDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.UsageRecord) error {
 	const cols = 9
-	for batch := range slices.Chunk(storeutil.UsageTaskDailyDeltas(inserted), rollupRowsPerStatement) {
-		args := make([]any, 0, cols*len(batch))
-		for _, d := range batch {
+	deltas := storeutil.UsageTaskDailyDeltas(inserted)
+	return inRows(ctx, tx, len(deltas), cols, storeutil.UsageTaskDailyInsert, func(st *sql.Stmt, lo, hi int) error {
+		args := make([]any, 0, cols*(hi-lo))
+		for _, d := range deltas[lo:hi] {
 			args = append(args, d.Day, d.Tenant, d.TaskID, d.Vendor, d.Model, d.QoS, d.DeviceMilliMS, d.MemoryMiBMS,
 				d.ComputeMilliMS)
 		}
-		if _, err := tx.ExecContext(ctx, storeutil.UsageTaskDailyInsert(`VALUES `+placeholderRows(len(batch), cols)),
-			args...); err != nil {
-			return mapErr(err)
-		}
-	}
-	return nil
+		_, err := st.ExecContext(ctx, args...)
+		return mapErr(err)
+	})
 }
