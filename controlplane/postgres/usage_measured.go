@@ -12,7 +12,7 @@ import (
 )
 
 // recordUsage writes a batch of records, adds the ones it inserted to both
-// rollups (an upsert of the daily one, rows appended to the per-task one) and marks the intervals metered, all in one statement (arrays
+// rollups and marks the intervals metered, all in one statement (arrays
 // unnested; data-modifying CTEs that read what the insert returned): one
 // round trip per batch and no explicit transaction. A record already
 // stored is skipped by ON CONFLICT and never reaches a rollup, so a
@@ -37,7 +37,7 @@ var recordUsage = `WITH ins AS (
 		SUM(measured_ms * memory_mib)
 	FROM ins GROUP BY day, vendor, model, qos, tenant, project, owner`) + `
 ), task_daily AS (
-	` + storeutil.UsageTaskDailyInsert(`SELECT day, tenant, task_id, vendor, model, qos, SUM(duration_ms * share_milli),
+	` + storeutil.UsageTaskDailyUpsert(`SELECT day, tenant, task_id, vendor, model, qos, SUM(duration_ms * share_milli),
 		SUM(duration_ms * memory_mib), SUM(duration_ms * compute_milli)
 	FROM ins GROUP BY day, tenant, task_id, vendor, model, qos`) + `
 ), metered AS (

@@ -11,24 +11,46 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-// RecordUsage: see controlplane.BillingStore. The records go in multi-row
-// inserts (rowsPerStatement a statement) that return the keys
-// they inserted, and each rollup one multi-row write of the inserted
-// records summed by its key (an upsert of the daily rollup, an insert into
-// the append-only per-task one): a few statements a batch rather than
-// three a record.
+// RecordUsage: see controlplane.BillingStore.
 func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord, metered []int64) ([]*controlplane.UsageRecord, error) {
 	if len(recs) == 0 && len(metered) == 0 {
 		return nil, nil
 	}
 	var inserted []*controlplane.UsageRecord
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if inserted, err = insertUsage(ctx, tx, recs); err != nil {
-			return err
+		inserted = inserted[:0]
+		st, err := tx.PrepareContext(ctx, `INSERT INTO usage_records (interval_id, day, start_at, end_at, duration_ms,
+			task_id, attempt, node_id, device_pos, device_uuid, vendor, model, qos, tenant, project, owner_id, owner,
+			memory_mib, compute_milli, share_milli, measured_ms, measured_compute_milli_ms, measured_memory_mib_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (interval_id, day) DO NOTHING`)
+		if err != nil {
+			return mapErr(err)
 		}
-		if err := addDaily(ctx, tx, inserted); err != nil {
-			return err
+		defer st.Close()
+		for _, r := range recs {
+			res, err := st.ExecContext(ctx, r.IntervalID, r.Day.Format(controlplane.DateLayout), ts(r.Start), ts(r.End),
+				r.DurationMS, r.TaskID, r.Attempt, r.NodeID, r.DevicePos, r.DeviceUUID, r.Vendor, r.Model, string(r.QoS),
+				r.Tenant, r.Project, nullID(r.OwnerID), r.Owner, r.MemoryMiB, r.ComputeMilli, r.ShareMilli,
+				r.Measured.MS, r.Measured.ComputeMilliMS, r.Measured.MemoryMiBMS)
+			if err != nil {
+				return mapErr(err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				inserted = append(inserted, r)
+			}
+		}
+		daily, err := tx.PrepareContext(ctx, storeutil.UsageDailyUpsert(`VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
+		if err != nil {
+			return mapErr(err)
+		}
+		defer daily.Close()
+		for _, d := range storeutil.UsageDailyDeltas(inserted) {
+			if _, err := daily.ExecContext(ctx, d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner, d.SliceMS,
+				d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS, d.MeasuredComputeMilliMS,
+				d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS); err != nil {
+				return mapErr(err)
+			}
 		}
 		if err := addTaskDaily(ctx, tx, inserted); err != nil {
 			return err
@@ -49,120 +71,6 @@ func (db *DB) RecordUsage(ctx context.Context, recs []*controlplane.UsageRecord,
 		return nil, err
 	}
 	return inserted, nil
-}
-
-// insertUsage inserts recs (a record whose key is stored is skipped) and
-// returns the ones it inserted, in recs' order (a key given twice counts
-// once, as its first record).
-func insertUsage(ctx context.Context, tx *sql.Tx, recs []*controlplane.UsageRecord) ([]*controlplane.UsageRecord, error) {
-	type key struct {
-		id  int64
-		day string
-	}
-	added := make(map[key]bool, len(recs))
-	err := inRows(ctx, tx, len(recs), 23, func(values string) string {
-		return `INSERT INTO usage_records (` + usageCols + `) ` + values +
-			` ON CONFLICT (interval_id, day) DO NOTHING RETURNING interval_id, day`
-	}, func(st *sql.Stmt, lo, hi int) error {
-		args := make([]any, 0, 23*(hi-lo))
-		for _, r := range recs[lo:hi] {
-			args = append(args, r.IntervalID, r.Day.Format(controlplane.DateLayout), ts(r.Start), ts(r.End),
-				r.DurationMS, r.TaskID, r.Attempt, r.NodeID, r.DevicePos, r.DeviceUUID, r.Vendor, r.Model, string(r.QoS),
-				r.Tenant, r.Project, nullID(r.OwnerID), r.Owner, r.MemoryMiB, r.ComputeMilli, r.ShareMilli,
-				r.Measured.MS, r.Measured.ComputeMilliMS, r.Measured.MemoryMiBMS)
-		}
-		rows, err := st.QueryContext(ctx, args...)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer func() { _ = rows.Close() }()
-		for rows.Next() {
-			var k key
-			if err := rows.Scan(&k.id, &k.day); err != nil {
-				return mapErr(err)
-			}
-			added[k] = true
-		}
-		return mapErr(rows.Err())
-	})
-	if err != nil {
-		return nil, err
-	}
-	var inserted []*controlplane.UsageRecord
-	for _, r := range recs {
-		k := key{r.IntervalID, r.Day.Format(controlplane.DateLayout)}
-		if added[k] {
-			inserted = append(inserted, r)
-			delete(added, k)
-		}
-	}
-	return inserted, nil
-}
-
-// addDaily adds the inserted records to the daily rollup, one row per
-// rollup key, in the transaction that inserted them.
-func addDaily(ctx context.Context, tx *sql.Tx, inserted []*controlplane.UsageRecord) error {
-	const cols = 16
-	deltas := storeutil.UsageDailyDeltas(inserted)
-	return inRows(ctx, tx, len(deltas), cols, storeutil.UsageDailyUpsert, func(st *sql.Stmt, lo, hi int) error {
-		args := make([]any, 0, cols*(hi-lo))
-		for _, d := range deltas[lo:hi] {
-			args = append(args, d.Day, d.Vendor, d.Model, d.QoS, d.Tenant, d.Project, d.Owner, d.SliceMS,
-				d.DeviceMilliMS, d.MemoryMiBMS, d.ComputeMilliMS, d.MeasuredMS, d.MeasuredComputeMilliMS,
-				d.MeasuredMemoryMiBMS, d.CoveredComputeMilliMS, d.CoveredMemoryMiBMS)
-		}
-		_, err := st.ExecContext(ctx, args...)
-		return mapErr(err)
-	})
-}
-
-// rowsPerStatement is the rows of one multi-row write: enough that the
-// per-statement cost is spread thin, few enough that parsing the
-// statement (once per size and transaction) stays cheap.
-const rowsPerStatement = 64
-
-// inRows writes n rows of cols values in multi-row statements of up to
-// rowsPerStatement rows: text(values) is the statement for a VALUES list,
-// write runs one statement for rows [lo, hi). A statement is prepared once
-// per row count, so a batch parses at most two.
-func inRows(ctx context.Context, tx *sql.Tx, n, cols int, text func(values string) string,
-	write func(st *sql.Stmt, lo, hi int) error,
-) error {
-	prepared := map[int]*sql.Stmt{}
-	defer func() {
-		for _, st := range prepared {
-			_ = st.Close()
-		}
-	}()
-	for lo := 0; lo < n; lo += rowsPerStatement {
-		hi := min(lo+rowsPerStatement, n)
-		st := prepared[hi-lo]
-		if st == nil {
-			var err error
-			if st, err = tx.PrepareContext(ctx, text(`VALUES `+placeholderRows(hi-lo, cols))); err != nil {
-				return mapErr(err)
-			}
-			prepared[hi-lo] = st
-		}
-		if err := write(st, lo, hi); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// placeholderRows is n rows of cols placeholders: "(?, ?), (?, ?)".
-func placeholderRows(n, cols int) string {
-	row := "(?" + strings.Repeat(", ?", cols-1) + ")"
-	var b strings.Builder
-	b.Grow(n * (len(row) + 2))
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(row)
-	}
-	return b.String()
 }
 
 const usageCols = `interval_id, day, start_at, end_at, duration_ms, task_id, attempt, node_id, device_pos,

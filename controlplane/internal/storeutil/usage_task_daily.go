@@ -10,8 +10,7 @@ import "github.com/heteroflow/heteroflow/controlplane"
 // the task index. The store adds to it in the transaction that inserts the
 // records, from the records that transaction inserted, so it is exactly
 // their sum and a record written twice (a restarted meter, a second
-// server) adds nothing. A task may have several rows for one day and
-// class (one per metering batch that wrote its records): readers sum them.
+// server) adds nothing.
 
 // taskRollupCols are the columns base selects from usage_task_daily.
 const taskRollupCols = `day, vendor, model, qos, tenant, task_id, device_milli_ms, memory_mib_ms, compute_milli_ms`
@@ -49,13 +48,15 @@ func UsageTaskDailyDeltas(recs []*controlplane.UsageRecord) []*UsageTaskDaily {
 	return out
 }
 
-// UsageTaskDailyInsert adds rollup rows (placeholders in UsageTaskDaily's
-// field order). The rollup is append-only: a metering batch adds its own
-// row per day, task, class and tenant (a plain insert, cheaper than an
-// upsert), and the ranking sums a task's rows.
-func UsageTaskDailyInsert(values string) string {
+// UsageTaskDailyUpsert adds rollup rows (placeholders in UsageTaskDaily's
+// field order).
+func UsageTaskDailyUpsert(values string) string {
 	return `INSERT INTO usage_task_daily (day, tenant, task_id, vendor, model, qos, device_milli_ms, memory_mib_ms,
-	compute_milli_ms) ` + values
+	compute_milli_ms) ` + values + `
+	ON CONFLICT (day, task_id, vendor, model, qos, tenant) DO UPDATE SET
+		device_milli_ms = usage_task_daily.device_milli_ms + excluded.device_milli_ms,
+		memory_mib_ms = usage_task_daily.memory_mib_ms + excluded.memory_mib_ms,
+		compute_milli_ms = usage_task_daily.compute_milli_ms + excluded.compute_milli_ms`
 }
 
 // heavyTasks is the query of the top task ids by the weights of rates (a
