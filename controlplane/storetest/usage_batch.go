@@ -10,9 +10,9 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 )
 
-// testRecordUsageBatch: a pass's batch larger than one statement of the
-// store (records and rollup rows in multi-row writes), with a key given
-// twice across the statements and a second call that repeats part of it,
+// testRecordUsageBatch: a pass's batch of over a thousand records (more
+// than a store may write in one multi-row statement), with a key given
+// twice far apart and a second call that repeats part of it,
 // returns each newly stored record once, in the order given, and leaves
 // both rollups exactly the sum of the stored records.
 func testRecordUsageBatch(t *testing.T, open BillingOpener) {
