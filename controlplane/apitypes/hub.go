@@ -5,12 +5,14 @@ import (
 	"time"
 )
 
-// The parts of a member's REST answers a hub reads (a member is another
-// HeteroFlow server; fields the hub does not use are left out), and the
-// hub's own wire types.
+// The REST answers a hub reads of its members (a member is another
+// HeteroFlow server; where the server owns no wire type, only the fields the
+// hub uses), and the hub's own wire types.
 
-// SchedulerSummaryJSON is GET /api/v1/scheduler/summary as a hub reads it.
-type SchedulerSummaryJSON struct {
+// ClusterSummary is GET /api/v1/scheduler/summary: the dashboard's overview,
+// also what a hub reads of each member. Ratios are null (unknown)
+// when their denominator is zero, never 0.
+type ClusterSummary struct {
 	GPUs struct {
 		Total  int `json:"total"`
 		Online int `json:"online"`
@@ -20,19 +22,26 @@ type SchedulerSummaryJSON struct {
 		Total int64 `json:"total"`
 		Free  int64 `json:"free"`
 	} `json:"memory_mib"`
-	SliceUtilization *float64 `json:"slice_utilization"`
+	SliceUtilization *float64 `json:"slice_utilization" doc:"Allocated compute share of online devices"`
 	Nodes            struct {
-		Total  int            `json:"total"`
-		Online int            `json:"online"`
-		Health map[string]int `json:"health"`
+		Total      int            `json:"total"`
+		Online     int            `json:"online"`
+		OnlineRate *float64       `json:"online_rate"`
+		Health     map[string]int `json:"health"`
 	} `json:"nodes"`
-	Tasks         map[string]int `json:"tasks"`
-	Fragmentation struct {
+	Tasks              map[string]int `json:"tasks" doc:"Task count per state"`
+	TaskCompletionRate *float64       `json:"task_completion_rate"`
+	Fragmentation      struct {
 		Score      float64 `json:"score"`
 		Free       int     `json:"free"`
 		Fragmented int     `json:"fragmented"`
 		Allocated  int     `json:"allocated"`
 	} `json:"fragmentation"`
+	Scheduler struct {
+		Leader   bool      `json:"leader"`
+		Holder   string    `json:"holder"`
+		LastTick time.Time `json:"last_tick"`
+	} `json:"scheduler"`
 }
 
 // DeviceSlicesJSON is one device of GET /api/v1/slices as a hub reads it.

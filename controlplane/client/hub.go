@@ -41,8 +41,8 @@ func (c *Client) HealthAuthed(ctx context.Context) (*apitypes.HealthJSON, error)
 }
 
 // SchedulerSummary is the server's cluster overview.
-func (c *Client) SchedulerSummary(ctx context.Context) (*apitypes.SchedulerSummaryJSON, error) {
-	var s apitypes.SchedulerSummaryJSON
+func (c *Client) SchedulerSummary(ctx context.Context) (*apitypes.ClusterSummary, error) {
+	var s apitypes.ClusterSummary
 	if err := c.Do(ctx, http.MethodGet, "/api/v1/scheduler/summary", nil, &s); err != nil {
 		return nil, err
 	}

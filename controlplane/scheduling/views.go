@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 	"github.com/heteroflow/heteroflow/scheduler/model"
 )
 
@@ -414,39 +414,9 @@ func (s *Service) Slices(ctx context.Context) (SliceList, error) {
 		Devices: map[string]int{DeviceFree: st.free, DeviceFragmented: st.fragmented, DeviceAllocated: st.allocated}}, nil
 }
 
-// ClusterSummary is the dashboard's overview. Ratios are null (unknown)
-// when their denominator is zero, never 0.
-type ClusterSummary struct {
-	GPUs struct {
-		Total  int `json:"total"`
-		Online int `json:"online"`
-		Busy   int `json:"busy"`
-	} `json:"gpus"`
-	MemoryMiB struct {
-		Total int64 `json:"total"`
-		Free  int64 `json:"free"`
-	} `json:"memory_mib"`
-	SliceUtilization *float64 `json:"slice_utilization" doc:"Allocated compute share of online devices"`
-	Nodes            struct {
-		Total      int            `json:"total"`
-		Online     int            `json:"online"`
-		OnlineRate *float64       `json:"online_rate"`
-		Health     map[string]int `json:"health"`
-	} `json:"nodes"`
-	Tasks              map[string]int `json:"tasks" doc:"Task count per state"`
-	TaskCompletionRate *float64       `json:"task_completion_rate"`
-	Fragmentation      struct {
-		Score      float64 `json:"score"`
-		Free       int     `json:"free"`
-		Fragmented int     `json:"fragmented"`
-		Allocated  int     `json:"allocated"`
-	} `json:"fragmentation"`
-	Scheduler struct {
-		Leader   bool      `json:"leader"`
-		Holder   string    `json:"holder"`
-		LastTick time.Time `json:"last_tick"`
-	} `json:"scheduler"`
-}
+// ClusterSummary is the dashboard's overview; the wire type is owned by
+// apitypes, so a hub reading a member's summary decodes the same struct.
+type ClusterSummary = apitypes.ClusterSummary
 
 // Summary is the cluster overview: devices, memory, nodes, tasks per
 // state, fragmentation and who leads the scheduler.
