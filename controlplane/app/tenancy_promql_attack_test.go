@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/storage"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,19 +27,12 @@ func TestPromQLScopeAttacks(t *testing.T) {
 	_, ann := s.userWithRoleTenant(admin, "ann", "user", "acme")
 
 	now := time.Now()
-	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
-	for _, ls := range []labels.Labels{
+	s.appendEvery15s(t, now, 9, 7,
 		labels.FromStrings("__name__", "heteroflow_attack_probe", "tenant", "acme"),
 		labels.FromStrings("__name__", "heteroflow_attack_probe", "tenant", "globex", "secret", "g1"),
 		labels.FromStrings("__name__", "heteroflow_attack_probe", "tenant", "globex", "secret", "g2"),
 		labels.FromStrings("__name__", "heteroflow_attack_unowned", "host_name", "shared-9"),
-	} {
-		for i := 8; i >= 0; i-- {
-			_, err := app.Append(0, ls, 0, now.Add(-time.Duration(i)*15*time.Second).UnixMilli(), 7, nil, nil, storage.AOptions{})
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, app.Commit())
+	)
 
 	type series struct {
 		Metric map[string]string `json:"metric"`
@@ -184,19 +175,12 @@ func TestPromQLScopeAttacksDedicatedPool(t *testing.T) {
 	s.ok(http.StatusOK, http.MethodPatch, "/api/v1/tenants/acme", admin, map[string]any{"node_selector": map[string]string{"pool": "acme"}}, nil)
 
 	now := time.Now()
-	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
-	for _, ls := range []labels.Labels{
+	s.appendEvery15s(t, now, 9, 3,
 		labels.FromStrings("__name__", "heteroflow_pool_probe", "tenant", "acme"),
 		labels.FromStrings("__name__", "heteroflow_pool_probe", "host_name", node.NodeID),
 		labels.FromStrings("__name__", "heteroflow_pool_probe", "host_name", node.NodeID, "tenant", "globex"),
 		labels.FromStrings("__name__", "heteroflow_pool_probe", "host_name", "shared-2"),
-	} {
-		for i := 8; i >= 0; i-- {
-			_, err := app.Append(0, ls, 0, now.Add(-time.Duration(i)*15*time.Second).UnixMilli(), 3, nil, nil, storage.AOptions{})
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, app.Commit())
+	)
 
 	get := func(path string, form url.Values) string {
 		t.Helper()

@@ -38,19 +38,12 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 
 	// Series: one per tenant, and a device series of a node no tenant owns.
 	now := time.Now()
-	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
-	for _, ls := range []labels.Labels{
+	s.appendEvery15s(t, now, 5, 1,
 		labels.FromStrings("__name__", "heteroflow_scope_probe", "tenant", "acme"),
 		labels.FromStrings("__name__", "heteroflow_scope_probe", "tenant", "globex"),
 		labels.FromStrings("__name__", "hw_gpu_utilization_ratio", "host_name", "shared-1"),
 		labels.FromStrings("__name__", "hw_gpu_utilization_ratio", "host_name", poolNode),
-	} {
-		for i := 4; i >= 0; i-- {
-			_, err := app.Append(0, ls, 0, now.Add(-time.Duration(i)*15*time.Second).UnixMilli(), 1, nil, nil, storage.AOptions{})
-			require.NoError(t, err)
-		}
-	}
-	require.NoError(t, app.Commit())
+	)
 
 	// Alerts: one of each tenant, one platform-wide about the shared node
 	// and one platform-wide about acme's pool node.
@@ -155,4 +148,18 @@ func TestAlertsAndMetricsScopedToTenants(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, "%s: %s", path, r.Body)
 		require.False(t, strings.Contains(string(r.Body), "globex") || strings.Contains(string(r.Body), "shared-1"), "%s: %s", path, r.Body)
 	}
+}
+
+// appendEvery15s writes each series into the embedded TSDB: n samples of
+// value, 15 s apart, the last at now.
+func (s *testServer) appendEvery15s(t *testing.T, now time.Time, n int, value float64, series ...labels.Labels) {
+	t.Helper()
+	app := s.app.Server().Metrics().Appendable().AppenderV2(context.Background())
+	for _, ls := range series {
+		for i := n - 1; i >= 0; i-- {
+			_, err := app.Append(0, ls, 0, now.Add(-time.Duration(i)*15*time.Second).UnixMilli(), value, nil, nil, storage.AOptions{})
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, app.Commit())
 }
