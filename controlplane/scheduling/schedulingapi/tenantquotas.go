@@ -82,6 +82,9 @@ func mountTenantQuotas(api *httpapi.API, h *handlers) {
 }
 
 func (h *handlers) listTenantQuotas(ctx context.Context, in *tenantIn) (*httpapi.Body[scheduling.QuotaList], error) {
+	if err := h.tenantExists(ctx, in.Tenant); err != nil {
+		return nil, err
+	}
 	all, err := h.s.Quotas(ctx)
 	if err != nil {
 		return nil, err
@@ -98,6 +101,9 @@ func (h *handlers) listTenantQuotas(ctx context.Context, in *tenantIn) (*httpapi
 
 func (h *handlers) createTenantQuota(ctx context.Context, in *createTenantQuotaIn) (*httpapi.Body[scheduling.QuotaView], error) {
 	httpapi.SetAudit(ctx, "quota.create", "tenant/"+in.Tenant)
+	if err := h.tenantExists(ctx, in.Tenant); err != nil {
+		return nil, err
+	}
 	q := in.Body.view(in.Tenant)
 	if err := h.withinTenant(ctx, q); err != nil {
 		return nil, err
@@ -134,6 +140,21 @@ func (h *handlers) deleteTenantQuota(ctx context.Context, in *tenantQuotaIn) (*s
 		return nil, err
 	}
 	return nil, h.s.DeleteQuota(ctx, in.ID)
+}
+
+// tenantExists refuses a path naming no tenant (the coded 404 of the
+// tenants API), so no quota is stored for a tenant that does not exist.
+func (h *handlers) tenantExists(ctx context.Context, tenant string) error {
+	ts, ok := h.store.(controlplane.TenantStore)
+	if !ok {
+		return nil
+	}
+	if _, err := ts.GetTenant(ctx, tenant); errors.Is(err, controlplane.ErrNotFound) {
+		return httpapi.CodedError(http.StatusNotFound, httpapi.CodeTenantNotFound, fmt.Sprintf("tenant %q does not exist", tenant))
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 func quotaDetail(q scheduling.QuotaView) string {
