@@ -71,11 +71,11 @@ func newFixture(t *testing.T) *fixture {
 	f.ids["users"] = created("/api/v1/users", map[string]string{"username": "victim", "password": testPassword, "role": "viewer"})
 	f.ids["apikeys"] = created("/api/v1/apikeys", map[string]string{"name": "walk", "role": "viewer"})
 	f.ids["bootstrap-tokens"] = created("/api/v1/bootstrap-tokens", map[string]any{"description": "walk"})
-	f.ids["quotas"] = created("/api/v1/quotas", map[string]any{"tenant": "walk", "devices": 4, "policy": "queue"})
 	// Tenant "walk" with a project, a throwaway member and the walked
 	// task in it, so tenant-scoped routes and the tenant relation matrix
 	// (access_tenants_test.go) find real rows.
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants", admin, map[string]string{"name": "walk"}, nil)
+	f.ids["quotas"] = created("/api/v1/quotas", map[string]any{"tenant": "walk", "devices": 4, "policy": "queue"})
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants/walk/projects", admin, map[string]string{"name": "walkproj"}, nil)
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants", admin, map[string]string{"name": "elsewhere"}, nil)
 	created("/api/v1/users", map[string]string{"username": "walkmember", "password": testPassword, "role": "user"})

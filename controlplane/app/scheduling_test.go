@@ -30,6 +30,8 @@ func TestQuotasAPI(t *testing.T) {
 	s := startServer(t, t.TempDir())
 	admin := s.adminToken()
 
+	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants", admin, map[string]string{"name": "lab"}, nil)
+	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants/lab/projects", admin, map[string]string{"name": "vision"}, nil)
 	var q quota
 	s.ok(http.StatusCreated, http.MethodPost, "/api/v1/quotas", admin,
 		map[string]any{"tenant": "lab", "vendor": "nvidia", "devices": 4, "memory_mib": 81920}, &q)
@@ -70,6 +72,10 @@ func TestQuotasAPI(t *testing.T) {
 		{"unknown field", http.MethodPost, "/api/v1/quotas", map[string]any{"tenant": "x", "gpus": 1}, 400, "invalid_argument"},
 		{"wrong type", http.MethodPost, "/api/v1/quotas", map[string]any{"tenant": "x", "devices": "four"}, 400, "invalid_argument"},
 		{"duplicate scope", http.MethodPost, "/api/v1/quotas", map[string]any{"tenant": "lab", "vendor": "nvidia"}, 409, "conflict"},
+		// A quota bounds tasks, and a task names only existing tenants and projects.
+		{"tenant that does not exist", http.MethodPost, "/api/v1/quotas", map[string]any{"tenant": "ghost", "devices": 1}, 400, "tenant_not_found"},
+		{"project that does not exist", http.MethodPost, "/api/v1/quotas", map[string]any{"tenant": "lab", "project": "ghost", "devices": 1}, 400, "quota_project_not_found"},
+		{"put onto a tenant that does not exist", http.MethodPut, path, map[string]any{"tenant": "ghost", "devices": 1}, 400, "tenant_not_found"},
 		{"bad id", http.MethodGet, "/api/v1/quotas/abc", nil, 400, "invalid_argument"},
 		{"missing", http.MethodGet, "/api/v1/quotas/999", nil, 404, "not_found"},
 		{"put invalid", http.MethodPut, path, map[string]any{"tenant": ""}, 400, "invalid_argument"},

@@ -75,6 +75,9 @@ func TestTenantAdminQuotasWithinTenant(t *testing.T) {
 	// A tenant that does not exist: a coded 404, even for a cluster admin, and nothing stored.
 	s.fails(http.StatusNotFound, "tenant_not_found", http.MethodPost, "/api/v1/tenants/nope/quotas", admin, map[string]any{"devices": 1})
 	s.fails(http.StatusNotFound, "tenant_not_found", http.MethodGet, "/api/v1/tenants/nope/quotas", admin, nil)
+	// A project the tenant lacks: refused for a cluster admin too.
+	s.fails(http.StatusBadRequest, "quota_project_not_found", http.MethodPost, "/api/v1/tenants/acme/quotas", admin,
+		map[string]any{"project": "ghost", "devices": 1})
 	require.Len(t, list(admin), before)
 	s.fails(http.StatusBadRequest, "quota_tenant_level", http.MethodDelete, fmt.Sprintf("/api/v1/tenants/acme/quotas/%d", all.ID), ann, nil)
 	got := list(admin)

@@ -165,6 +165,9 @@ type QuotaList struct {
 	Total int         `json:"total"`
 }
 
+// Validate checks the quota's own fields as the store will.
+func (q QuotaView) Validate() error { return q.domain().Validate() }
+
 func (q QuotaView) domain() *controlplane.Quota {
 	return &controlplane.Quota{ID: q.ID, Tenant: q.Tenant, Project: q.Project, Vendor: q.Vendor, Devices: q.Devices,
 		MemoryMiB: q.MemoryMiB, ComputePercent: q.ComputePercent, Policy: controlplane.QuotaPolicy(q.Policy)}

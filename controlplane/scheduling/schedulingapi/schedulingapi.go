@@ -139,11 +139,24 @@ func (h *handlers) createQuota(w http.ResponseWriter, r *http.Request) {
 		h.answer(w, r, 0, nil, err)
 		return
 	}
+	if err := h.validQuota(r.Context(), body); err != nil {
+		h.answer(w, r, 0, nil, err)
+		return
+	}
 	out, err := h.s.CreateQuota(r.Context(), body)
 	if err == nil {
 		httpapi.SetAudit(r.Context(), "quota.create", "quota/"+strconv.FormatInt(out.ID, 10))
 	}
 	h.answer(w, r, http.StatusCreated, out, err)
+}
+
+// validQuota checks a quota's own fields first (so malformed input is
+// answered as such), then that its tenant and project exist.
+func (h *handlers) validQuota(ctx context.Context, q scheduling.QuotaView) error {
+	if err := q.Validate(); err != nil {
+		return err
+	}
+	return h.quotaTargetExists(ctx, q)
 }
 
 func (h *handlers) getQuota(w http.ResponseWriter, r *http.Request) {
@@ -171,6 +184,14 @@ func (h *handlers) putQuota(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	httpapi.SetAudit(r.Context(), "quota.update", "quota/"+strconv.FormatInt(id, 10))
+	if _, err := h.s.Quota(r.Context(), id); err != nil { // a missing quota is a 404 before its body is judged
+		h.answer(w, r, 0, nil, err)
+		return
+	}
+	if err := h.validQuota(r.Context(), body); err != nil {
+		h.answer(w, r, 0, nil, err)
+		return
+	}
 	out, err := h.s.UpdateQuota(r.Context(), id, body)
 	h.answer(w, r, http.StatusOK, out, err)
 }

@@ -157,6 +157,32 @@ func (h *handlers) tenantExists(ctx context.Context, tenant string) error {
 	return nil
 }
 
+// quotaTargetExists refuses a quota (from either quota API, for every
+// caller) whose tenant or project does not exist: it would bound nothing,
+// since a task names only existing ones.
+func (h *handlers) quotaTargetExists(ctx context.Context, q scheduling.QuotaView) error {
+	ts, ok := h.store.(controlplane.TenantStore)
+	if !ok {
+		return nil
+	}
+	if q.Tenant != "" {
+		if _, err := ts.GetTenant(ctx, q.Tenant); errors.Is(err, controlplane.ErrNotFound) {
+			return httpapi.CodedError(http.StatusBadRequest, httpapi.CodeTenantNotFound, fmt.Sprintf("tenant %q does not exist", q.Tenant))
+		} else if err != nil {
+			return err
+		}
+	}
+	if q.Tenant != "" && q.Project != "" {
+		if _, err := ts.GetProject(ctx, q.Tenant, q.Project); errors.Is(err, controlplane.ErrNotFound) {
+			return controlplane.InvalidCode(CodeQuotaProjectMissing, []string{"tenant", q.Tenant, "project", q.Project},
+				"tenant %q has no project %q", q.Tenant, q.Project)
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func quotaDetail(q scheduling.QuotaView) string {
 	return fmt.Sprintf("tenant=%s project=%s vendor=%s devices=%d memory_mib=%d compute_percent=%d policy=%s",
 		q.Tenant, q.Project, q.Vendor, q.Devices, q.MemoryMiB, q.ComputePercent, q.Policy)
@@ -196,19 +222,14 @@ func tenantLevel(tenant string) error {
 // tenant's own quota for the same vendor or for all vendors, and not
 // unlimited where the tenant's is limited.
 func (h *handlers) withinTenant(ctx context.Context, q scheduling.QuotaView) error {
+	if err := h.quotaTargetExists(ctx, q); err != nil {
+		return err
+	}
 	if clusterQuotaAdmin(ctx) {
 		return nil
 	}
 	if q.Project == "" {
 		return tenantLevel(q.Tenant)
-	}
-	if ts, ok := h.store.(controlplane.TenantStore); ok {
-		if _, err := ts.GetProject(ctx, q.Tenant, q.Project); errors.Is(err, controlplane.ErrNotFound) {
-			return controlplane.InvalidCode(CodeQuotaProjectMissing, []string{"tenant", q.Tenant, "project", q.Project},
-				"tenant %q has no project %q", q.Tenant, q.Project)
-		} else if err != nil {
-			return err
-		}
 	}
 	all, err := h.s.Quotas(ctx)
 	if err != nil {
