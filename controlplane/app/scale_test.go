@@ -35,11 +35,13 @@ import (
 //	HETEROFLOW_TEST_PG_DSN=postgres://postgres@127.0.0.1:5432/test?sslmode=disable \
 //	go test -run TestLiveLoopAtScale -v -timeout 30m ./controlplane/app/
 //
-// HETEROFLOW_SCALE_PROFILE=cpu.pprof writes a CPU profile of the run.
+// HETEROFLOW_SCALE_PROFILE=cpu.pprof writes a CPU profile of the run;
+// HETEROFLOW_SCALE_CLIENTS sets how many clients submit at once (default
+// 16).
 // The assembled server on PostgreSQL; nodes × 8 H100 enrolled through the
 // store and heartbeating every 10 s through it (what the agent API's
-// handlers call); tasks posted over HTTP by 16 clients as fast as the API
-// answers; a task list call every 100 ms during the run. Bound = the
+// handlers call); tasks posted over HTTP by the clients, each sending its
+// next task as soon as the API answers the last; a task list call every 100 ms during the run. Bound = the
 // queued → scheduled transition committed (ledger rows + run assignment),
 // measured from the task's creation, both stamped by the store's clock.
 // The test checks correctness only (every task bound once, the ledger
@@ -48,6 +50,7 @@ const (
 	envScaleNodes   = "HETEROFLOW_SCALE_NODES"
 	envScaleTasks   = "HETEROFLOW_SCALE_TASKS"
 	envScaleProfile = "HETEROFLOW_SCALE_PROFILE"
+	envScaleClients = "HETEROFLOW_SCALE_CLIENTS"
 )
 
 func TestLiveLoopAtScale(t *testing.T) {
@@ -58,6 +61,13 @@ func TestLiveLoopAtScale(t *testing.T) {
 	tasks, _ := strconv.Atoi(os.Getenv(envScaleTasks))
 	if tasks <= 0 {
 		tasks = 10000
+	}
+	clients := 16
+	if v := os.Getenv(envScaleClients); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, envScaleClients)
+		require.Positive(t, n, envScaleClients)
+		clients = n
 	}
 	dsn := pgtest.Schema(t)
 	s := startServerWith(t, t.TempDir(), func(c *server.Config) { c.DB = dsn })
@@ -106,7 +116,7 @@ func TestLiveLoopAtScale(t *testing.T) {
 
 	loadBefore, cpuBefore := loadAverage(), processCPU()
 	start := time.Now()
-	submitLat := submitScaleTasks(t, s, admin, tasks, 16)
+	submitLat := submitScaleTasks(t, s, admin, tasks, clients)
 	submitted := time.Since(start)
 	waitAllBound(t, dsn, tasks, 5*time.Minute)
 	wall := time.Since(start)
@@ -124,7 +134,7 @@ func TestLiveLoopAtScale(t *testing.T) {
 
 	listMu.Lock()
 	defer listMu.Unlock()
-	t.Logf("scale run: %d nodes × 8, %d tasks, GOMAXPROCS %d", nodes, tasks, runtime.GOMAXPROCS(0))
+	t.Logf("scale run: %d nodes × 8, %d tasks, %d clients, GOMAXPROCS %d", nodes, tasks, clients, runtime.GOMAXPROCS(0))
 	t.Logf("submissions: %v for %d (%.0f/s), HTTP p50 %v p99 %v", submitted.Round(time.Millisecond), tasks,
 		float64(tasks)/submitted.Seconds(), pct(submitLat, 50), pct(submitLat, 99))
 	t.Logf("submit→bound: p1 %v p50 %v p99 %v max %v", pct(bound, 1), pct(bound, 50), pct(bound, 99), pct(bound, 100))

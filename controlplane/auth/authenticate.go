@@ -91,11 +91,13 @@ func (c *keyCache) dropAll() {
 	c.mu.Unlock()
 }
 
-// ForgetOwner drops the cached API keys of a user on every server, so
-// that a change to the user (role, status, tenant, deletion) applies to
-// the next request made with any of their keys.
+// ForgetOwner drops the cached API keys and Account of a user on every
+// server, so that a change to the user (role, status, tenant, memberships,
+// deletion) applies to the next request made with any of their
+// credentials.
 func (s *Service) ForgetOwner(userID int64) {
 	s.keys.dropOwner(userID)
+	s.accounts.drop(userID)
 	if s.feed == nil {
 		return
 	}
@@ -108,11 +110,12 @@ func (s *Service) ForgetOwner(userID int64) {
 }
 
 // onAuthChange applies a change published by any server to this one's
-// key cache.
+// key and account caches.
 func (s *Service) onAuthChange(c controlplane.AuthChange) {
 	switch {
 	case c.All:
 		s.keys.dropAll()
+		s.accounts.dropAll()
 	case c.KeyID != 0:
 		s.keys.dropKey(c.KeyID)
 		s.echoMu.Lock()
@@ -123,6 +126,7 @@ func (s *Service) onAuthChange(c controlplane.AuthChange) {
 		s.echoMu.Unlock()
 	default:
 		s.keys.dropOwner(c.OwnerID)
+		s.accounts.drop(c.OwnerID)
 	}
 }
 

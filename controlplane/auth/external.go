@@ -235,11 +235,15 @@ func (s *Service) provision(ctx context.Context, id *ExternalIdentity, m Mapping
 			if u, err = s.store.UpdateUser(ctx, u.ID, upd); err != nil {
 				return nil, fmt.Errorf("update user %s from %s: %w", id.Username, id.Source, err)
 			}
-			s.keys.dropOwner(u.ID)
+			s.ForgetOwner(u.ID)
 		}
 	}
 	if len(managed) > 0 {
-		if err := syncMemberships(ctx, ts, u.ID, want, managed); err != nil {
+		changed, err := syncMemberships(ctx, ts, u.ID, want, managed)
+		if changed {
+			s.ForgetOwner(u.ID)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -248,27 +252,30 @@ func (s *Service) provision(ctx context.Context, id *ExternalIdentity, m Mapping
 
 // syncMemberships gives userID the wanted role in each managed tenant and
 // removes it from managed tenants no rule grants; tenants no rule names
-// are an administrator's to manage and stay as they are.
-func syncMemberships(ctx context.Context, ts controlplane.TenantStore, userID int64, want map[string]controlplane.TenantRole, managed []string) error {
+// are an administrator's to manage and stay as they are. changed says
+// whether it wrote anything (even when a later write failed).
+func syncMemberships(ctx context.Context, ts controlplane.TenantStore, userID int64, want map[string]controlplane.TenantRole, managed []string) (changed bool, err error) {
 	have, err := ts.ListMemberships(ctx, userID)
 	if err != nil {
-		return fmt.Errorf("load memberships: %w", err)
+		return false, fmt.Errorf("load memberships: %w", err)
 	}
 	for _, t := range managed {
 		cur := controlplane.MembershipIn(have, t)
 		role, wanted := want[t]
 		switch {
 		case wanted && (cur == nil || cur.Role != role):
+			changed = true
 			if _, err := ts.PutMember(ctx, t, userID, role); err != nil {
-				return fmt.Errorf("add to tenant %s: %w", t, err)
+				return changed, fmt.Errorf("add to tenant %s: %w", t, err)
 			}
 		case !wanted && cur != nil:
+			changed = true
 			if err := ts.RemoveMember(ctx, t, userID); err != nil && !errors.Is(err, controlplane.ErrNotFound) {
-				return fmt.Errorf("remove from tenant %s: %w", t, err)
+				return changed, fmt.Errorf("remove from tenant %s: %w", t, err)
 			}
 		}
 	}
-	return nil
+	return changed, nil
 }
 
 // disableExternal marks an account the directory disabled and ends its
@@ -278,7 +285,7 @@ func (s *Service) disableExternal(ctx context.Context, u *controlplane.User) err
 	if _, err := s.store.UpdateUser(ctx, u.ID, controlplane.UserUpdate{Status: &st}); err != nil {
 		return fmt.Errorf("disable user %s: %w", u.Username, err)
 	}
-	s.keys.dropOwner(u.ID)
+	s.ForgetOwner(u.ID)
 	if err := s.store.RevokeUserRefreshTokens(ctx, u.ID, s.cfg.Now()); err != nil {
 		return fmt.Errorf("revoke sessions of %s: %w", u.Username, err)
 	}

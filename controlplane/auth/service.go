@@ -57,6 +57,9 @@ type Service struct {
 	ipFails *ipBackoff
 	trusted *trustedIPs
 	keys    *keyCache
+	// accounts holds each user's current tenant and memberships briefly
+	// (accounts.go).
+	accounts *accountCache
 	// feed carries credential changes between the servers of one store;
 	// nil when the store serves one server only.
 	feed controlplane.AuthChangeFeed
@@ -183,11 +186,12 @@ func New(store controlplane.Store, cfg Config, log *slog.Logger) (*Service, erro
 	}
 	s := &Service{
 		store: store, cfg: cfg, tokens: ti, log: log, dummyHash: dummy,
-		limiter: NewRateLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.Now),
-		ipFails: newIPBackoff(cfg.Lockout.IPFreeFailures, cfg.Lockout.IPMaxBackoff, cfg.Now),
-		trusted: newTrustedIPs(30*24*time.Hour, cfg.Now),
-		keys:    newKeyCache(cfg.APIKeyCacheTTL, cfg.Now),
-		echoes:  map[int64]chan struct{}{},
+		limiter:  NewRateLimiter(cfg.LoginLimit, cfg.LoginWindow, cfg.Now),
+		ipFails:  newIPBackoff(cfg.Lockout.IPFreeFailures, cfg.Lockout.IPMaxBackoff, cfg.Now),
+		trusted:  newTrustedIPs(30*24*time.Hour, cfg.Now),
+		keys:     newKeyCache(cfg.APIKeyCacheTTL, cfg.Now),
+		accounts: newAccountCache(cfg.Now),
+		echoes:   map[int64]chan struct{}{},
 	}
 	// Several servers on one store: revocations and user changes made on
 	// any of them reach every server's key cache at once.

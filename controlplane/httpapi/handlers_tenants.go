@@ -198,6 +198,8 @@ func (a *API) patchTenant(ctx context.Context, in *patchTenantIn) (*Body[TenantJ
 	detail := ""
 	if b.Disabled != nil {
 		detail = fmt.Sprintf("disabled=%t", *b.Disabled)
+		// Each member's cached memberships carry the tenant's state.
+		a.auth.ForgetAccounts()
 	}
 	SetAuditDetail(ctx, detail)
 	return &Body[TenantJSON]{Body: tenantJSON(PrincipalFrom(ctx), t)}, nil

@@ -126,14 +126,15 @@ func (a *API) patchUser(ctx context.Context, in *patchUserIn) (*Body[UserJSON], 
 	if err != nil {
 		return nil, err
 	}
+	// The owner's keys act with at most the owner's current role, and
+	// every request reads the account's status, tenant and memberships:
+	// forget them however this ends, so the next request re-reads them.
+	defer a.auth.ForgetOwner(u.ID)
 	if b.Tenant != nil {
 		if err := a.adoptUserTenant(ctx, u); err != nil {
 			return nil, err
 		}
 	}
-	// The owner's keys act with at most the owner's current role: forget
-	// them now so the next request re-reads the owner.
-	a.auth.ForgetOwner(u.ID)
 	if b.Password != nil || (b.Status != nil && *b.Status != controlplane.UserActive) {
 		// A new password or a disabled account ends every existing session.
 		if err := a.store.RevokeUserRefreshTokens(ctx, u.ID, a.now()); err != nil {
@@ -171,5 +172,6 @@ func (a *API) approveUser(ctx context.Context, in *idIn) (*Body[UserJSON], error
 	if err != nil {
 		return nil, err
 	}
+	a.auth.ForgetOwner(u.ID)
 	return &Body[UserJSON]{Body: userJSON(u)}, nil
 }

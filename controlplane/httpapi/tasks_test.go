@@ -35,12 +35,10 @@ func TestTaskVisibilityCancelAndAudit(t *testing.T) {
 	// user1's once user1 submits into a tenant the viewer belongs to.
 	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/tasks?owner=user1&label=team=a", e.tokens[controlplane.RoleViewer], nil, &l))
 	require.Equal(t, 0, l.Total)
-	ts := e.store.(controlplane.TenantStore)
-	require.NoError(t, ts.CreateTenant(context.Background(), &controlplane.Tenant{Name: "team-a"}))
-	_, err := ts.PutMember(context.Background(), "team-a", e.users[controlplane.RoleUser].ID, controlplane.TenantMemberRole)
-	require.NoError(t, err)
-	_, err = ts.PutMember(context.Background(), "team-a", e.users[controlplane.RoleViewer].ID, controlplane.TenantViewerRole)
-	require.NoError(t, err)
+	admin := e.tokens[controlplane.RoleAdmin]
+	require.Equal(t, http.StatusCreated, e.call(http.MethodPost, "/api/v1/tenants", admin, map[string]string{"name": "team-a"}, nil))
+	require.Equal(t, http.StatusOK, e.call(http.MethodPut, "/api/v1/tenants/team-a/members/"+e.users[controlplane.RoleUser].Username, admin, map[string]string{"role": "member"}, nil))
+	require.Equal(t, http.StatusOK, e.call(http.MethodPut, "/api/v1/tenants/team-a/members/"+e.users[controlplane.RoleViewer].Username, admin, map[string]string{"role": "viewer"}, nil))
 	var t0 TaskJSON
 	require.Equal(t, http.StatusCreated, e.call(http.MethodPost, "/api/v1/tasks", u1,
 		map[string]any{"name": "in-tenant", "command": []string{"true"}, "tenant": "team-a", "labels": map[string]string{"team": "a"}}, &t0))

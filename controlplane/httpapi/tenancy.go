@@ -17,22 +17,30 @@ func (a *API) tenantStore() controlplane.TenantStore {
 	return ts
 }
 
-// loadMemberships fills p's tenant roles from the store, once per request,
-// so that a removal or a disabled tenant applies to the next request.
+// loadMemberships fills p's tenant roles, once per request, from the
+// auth service's account cache, which every write that changes a user's
+// memberships, role, status or current tenant, or a tenant's state, clears
+// on this server before it answers (auth.Service.Account): a removal, a
+// disabled account or a disabled tenant applies to the next request. A
+// token of an account disabled or deleted since it was issued is refused.
 // Agents act only as their node and belong to no tenant.
 func (a *API) loadMemberships(ctx context.Context, p *auth.Principal) error {
-	ts := a.tenantStore()
-	if ts == nil || p.Role == controlplane.RoleAgent || p.UserID == 0 {
+	if p.Role == controlplane.RoleAgent || p.UserID == 0 {
 		return nil
 	}
-	ms, err := ts.ListMemberships(ctx, p.UserID)
-	if err != nil {
-		return fmt.Errorf("load tenant memberships: %w", err)
+	acc, err := a.auth.Account(ctx, p.UserID)
+	if errors.Is(err, controlplane.ErrNotFound) || err == nil && acc.Status != controlplane.UserActive {
+		return errAccountGone
 	}
-	p.Memberships = ms
+	if err != nil {
+		return fmt.Errorf("load account: %w", err)
+	}
+	p.Memberships = acc.Memberships
 	p.NarrowToKeyTenant()
 	return nil
 }
+
+var errAccountGone = fmt.Errorf("%w: the account is disabled or no longer exists", controlplane.ErrUnauthenticated)
 
 // tenantErr turns a store miss of tenant into the coded answer.
 func tenantErr(tenant string, err error) error {
@@ -62,11 +70,11 @@ func (a *API) admitTaskTenant(ctx context.Context, p *auth.Principal, spec *cont
 		spec.Tenant = p.Tenant
 		if p.UserID != 0 {
 			// The current tenant as switched last, not as the token was issued.
-			u, err := a.store.GetUser(ctx, p.UserID)
+			acc, err := a.auth.Account(ctx, p.UserID)
 			if err != nil {
 				return err
 			}
-			spec.Tenant = u.Tenant
+			spec.Tenant = acc.Tenant
 		}
 		if spec.Tenant != "" && !p.ClusterWide() && p.MembershipOf(spec.Tenant) == nil {
 			// The account's current tenant no longer admits it: say so
