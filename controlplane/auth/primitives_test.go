@@ -181,3 +181,38 @@ func TestCanGrant(t *testing.T) {
 	require.True(t, AtLeast(controlplane.RoleAdmin, controlplane.RoleOperator))
 	require.False(t, AtLeast(controlplane.RoleAgent, controlplane.RoleViewer))
 }
+
+// TestVerifiedTokenCache: a token verified once is answered from memory
+// until it expires, and only a byte-identical token hits: one whose
+// payload or signature differs is verified and refused.
+func TestVerifiedTokenCache(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	ti, err := NewTokenIssuer([]byte(strings.Repeat("k", 32)), 15*time.Minute, clock)
+	require.NoError(t, err)
+	tok, _, err := ti.Issue(&controlplane.User{ID: 7, Username: "ann", Role: controlplane.RoleUser})
+	require.NoError(t, err)
+	c, err := ti.Verify(tok)
+	require.NoError(t, err)
+	c.Role = controlplane.RoleAdmin // a caller's change stays its own
+	again, err := ti.Verify(tok)
+	require.NoError(t, err)
+	require.Equal(t, controlplane.RoleUser, again.Role)
+
+	parts := strings.Split(tok, ".")
+	sig := []byte(parts[2])
+	sig[len(sig)/2] ^= 1
+	_, err = ti.Verify(parts[0] + "." + parts[1] + "." + string(sig))
+	require.ErrorIs(t, err, controlplane.ErrUnauthenticated, "a changed signature")
+	forged, err := NewTokenIssuer([]byte(strings.Repeat("x", 32)), time.Hour, clock)
+	require.NoError(t, err)
+	adminTok, _, err := forged.Issue(&controlplane.User{ID: 7, Username: "ann", Role: controlplane.RoleAdmin})
+	require.NoError(t, err)
+	_, err = ti.Verify(strings.Join([]string{parts[0], strings.Split(adminTok, ".")[1], parts[2]}, "."))
+	require.ErrorIs(t, err, controlplane.ErrUnauthenticated, "another payload under the verified token's signature")
+
+	now = now.Add(15 * time.Minute)
+	_, err = ti.Verify(tok)
+	require.ErrorIs(t, err, ErrTokenExpired, "remembered until its expiry, not after")
+}
