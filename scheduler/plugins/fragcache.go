@@ -230,7 +230,7 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 			p.after[i] = n.Devices[slices[i].Device].With(&slices[i], ratio)
 		}
 	}
-	var delta int64
+	delta := p.deadDelta(n, slices)
 	for si := range p.specs {
 		m := &p.specs[si]
 		cnt, lt, slots := int(nc.cnt[si]), nc.lt[si], nc.slots[si]
