@@ -80,6 +80,12 @@ func FitDevice(d *Device, s *DeviceState, r *Request, ratioMilli int64) (Slice, 
 	return out, true
 }
 
+// GoldMode reports whether a device in state s can take a Gold slice at
+// all: only a free device (whole or partitioned) or one already
+// hardware-partitioned can. A cheap test before FitDevice for callers that
+// ask about many shapes.
+func GoldMode(s *DeviceState) bool { return s.Mode == ModeFree || s.Mode == ModePartitioned }
+
 func fitGold(d *Device, s *DeviceState, r *Request, out Slice) (Slice, bool) {
 	hw := d.Isolation.Hardware
 	whole := hw == "" || len(d.Isolation.Profiles) == 0 || r.ComputeMilli >= WholeMilli ||
@@ -101,7 +107,7 @@ func fitGold(d *Device, s *DeviceState, r *Request, out Slice) (Slice, bool) {
 		}
 		return out, true
 	}
-	if s.Mode != ModeFree && s.Mode != ModePartitioned {
+	if !GoldMode(s) {
 		return out, false
 	}
 	// Profiles are listed smallest first; the first that covers the request

@@ -18,6 +18,9 @@ type nodeCache struct {
 	cnt     []int16 // per spec: devices that can take one slice of it
 	lt      []int64 // per spec: free milli on the other devices
 	slots   []int32 // per spec: slices of it the usable devices could take
+	// usable: per spec, a bit per device that can take one slice of it
+	// (what deltaLocked would otherwise re-derive for every candidate).
+	usable []uint64
 }
 
 // weightScale turns popularity shares into integers (1e-6 resolution), so
@@ -80,7 +83,7 @@ func nodeIsoSets(n *model.Node) isoSets {
 // its cost.
 func (m *fragSpec) fits(d *model.Device, st *model.DeviceState, homog, isoOK bool, ratio int64) bool {
 	if m.gold {
-		if !homog && !m.allowed[d.ModelID()] {
+		if !model.GoldMode(st) || (!homog && !m.allowed[d.ModelID()]) {
 			return false
 		}
 		_, ok := model.FitDevice(d, st, m.fit, ratio)
@@ -157,8 +160,10 @@ func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
 		nc.cnt = make([]int16, len(p.specs))
 		nc.lt = make([]int64, len(p.specs))
 		nc.slots = make([]int32, len(p.specs))
+		nc.usable = make([]uint64, len(p.specs))
 	}
 	nc.cnt, nc.lt, nc.slots = nc.cnt[:len(p.specs)], nc.lt[:len(p.specs)], nc.slots[:len(p.specs)]
+	nc.usable = nc.usable[:len(p.specs)]
 	nc.total = 0
 	for i := range n.Devices {
 		nc.total += int64(n.Devices[i].FreeMilli)
@@ -171,7 +176,7 @@ func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
 	iso := p.isoOf(n)
 	for si := range p.specs {
 		m := &p.specs[si]
-		cnt, lt, slots := 0, int64(0), int32(0)
+		cnt, lt, slots, usable := 0, int64(0), int32(0), uint64(0)
 		for d := range n.Devices {
 			st := &n.Devices[d]
 			var ok bool
@@ -183,11 +188,12 @@ func (p *Fragmentation) stateLocked(n *model.NodeInfo) *nodeCache {
 			if ok {
 				cnt++
 				slots += m.slotsOn(st.FreeMilli)
+				usable |= 1 << d
 			} else {
 				lt += int64(st.FreeMilli)
 			}
 		}
-		nc.cnt[si], nc.lt[si], nc.slots[si] = int16(cnt), lt, slots
+		nc.cnt[si], nc.lt[si], nc.slots[si], nc.usable[si] = int16(cnt), lt, slots, usable
 		nc.f += m.w * p.specF(m, hs, nc.total, cnt, lt, slots, homog < 0 || m.allowed[homog])
 	}
 	nc.version = n.Version
@@ -238,13 +244,10 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 			s := &slices[i]
 			d, st := &devs[s.Device], &n.Devices[s.Device]
 			memFree := d.MemoryMiB - st.MemUsed
-			isoOK := iso[m.cls]&(1<<s.Device) != 0
-			var usableBefore bool
-			if m.gold {
-				usableBefore = m.fits(d, st, homog >= 0, true, ratio)
-			} else {
-				usableBefore = isoOK && m.usable(d, homog >= 0, st.FreeMilli, memFree, shareable(st))
-			}
+			// A placement only takes capacity away, so a device that could
+			// not take a slice of m before cannot after it either: only a
+			// usable one is checked again.
+			usableBefore := nc.usable[si]&(1<<s.Device) != 0
 			if usableBefore {
 				cnt--
 				slots -= m.slotsOn(st.FreeMilli)
@@ -252,10 +255,13 @@ func (p *Fragmentation) deltaLocked(n *model.NodeInfo, nc *nodeCache, after host
 				lt -= int64(st.FreeMilli)
 			}
 			free := st.FreeMilli - s.ComputeMilli
-			var usableAfter bool
-			if m.gold {
+			usableAfter := false
+			switch {
+			case !usableBefore:
+			case m.gold:
 				usableAfter = m.fits(d, &p.after[i], homog >= 0, true, ratio)
-			} else {
+			default:
+				isoOK := iso[m.cls]&(1<<s.Device) != 0
 				usableAfter = isoOK && m.usable(d, homog >= 0, free, memFree-model.AccountedMiB(s, ratio), qos != model.QoSGold)
 			}
 			if usableAfter {
