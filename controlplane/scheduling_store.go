@@ -131,7 +131,10 @@ type TaskSchedule struct {
 // storetest.RunLeaseHolders); errors follow Store's contract.
 type SchedulingStore interface {
 	// ListTasksByState returns tasks in any of states ordered by priority
-	// (highest first), then age (oldest first), at most limit.
+	// (highest first), then age (oldest first), at most limit. It is the
+	// scheduler's read of its queues, every tick: a task's spec is decoded
+	// once and then shared between reads, so its slices and maps are
+	// read-only; everything a transition changes is read each time.
 	ListTasksByState(ctx context.Context, states []TaskState, limit int) ([]*Task, error)
 
 	// BindTasks makes every binding durable in one transaction: ledger

@@ -39,6 +39,7 @@ func RunExtended(t *testing.T, open FullOpener) {
 		{"RunsToStop", testRunsToStop},
 		{"TaskLogs", testTaskLogs},
 		{"ListTasksByState", testListTasksByState},
+		{"ListTasksByStateAfterChanges", testListTasksByStateAfterChanges},
 		{"BindTasks", testBindTasks},
 		{"BindTasksBatch", testBindTasksBatch},
 		{"TransitionTasks", testTransitionTasks},

@@ -26,6 +26,58 @@ func testListTasksByState(t *testing.T, open FullOpener) {
 	require.Empty(t, got)
 }
 
+// testListTasksByStateAfterChanges: the scheduler's queue read, repeated
+// as a task moves (submitted, queued, placed, ended with a retry, queued
+// again, cancelled), returns exactly what GetTask returns at each step:
+// nothing a transition changed is served from an earlier read, and the
+// spec is the stored one.
+func testListTasksByStateAfterChanges(t *testing.T, open FullOpener) {
+	s := open(t)
+	n := mkNode(t, s, nil)
+	task := mkTask(t, s, 0, func(sp *controlplane.TaskSpec) {
+		sp.Command, sp.Args = []string{"python", "train.py"}, []string{"--epochs", "3"}
+		sp.Env, sp.SecretEnv = map[string]string{"A": "1"}, map[string]string{"TOKEN": "s3cret"}
+		sp.Labels, sp.Models = map[string]string{"team": "vision"}, []string{"H100"}
+		sp.Priority, sp.MaxRetries, sp.Tenant, sp.Project = 7, 2, "t1", "p1"
+	})
+	live := []controlplane.TaskState{controlplane.TaskSubmitted, controlplane.TaskQueued,
+		controlplane.TaskScheduled, controlplane.TaskRunning}
+	requireListedAsStored := func(step string) {
+		t.Helper()
+		want, err := s.GetTask(ctx(t), task.ID)
+		require.NoError(t, err)
+		got, err := s.ListTasksByState(ctx(t), live, 0)
+		require.NoError(t, err, step)
+		require.Len(t, got, 1, step)
+		require.Equal(t, want, got[0], step)
+		// The same read again (served from what the first one kept).
+		again, err := s.ListTasksByState(ctx(t), []controlplane.TaskState{want.State}, 0)
+		require.NoError(t, err, step)
+		require.Len(t, again, 1, step)
+		require.Equal(t, want, again[0], step)
+	}
+	requireListedAsStored("submitted")
+	move(t, s, task.ID, controlplane.TaskQueued)
+	requireListedAsStored("queued")
+	_, err := s.BindTasks(ctx(t), []controlplane.Binding{binding(task, n.ID, 1)})
+	require.NoError(t, err)
+	requireListedAsStored("scheduled")
+	move(t, s, task.ID, controlplane.TaskRunning)
+	requireListedAsStored("running")
+	code := 1
+	_, err = s.TransitionTask(ctx(t), controlplane.Transition{TaskID: task.ID, From: controlplane.TaskRunning,
+		To: controlplane.TaskFailed, ExitCode: &code, Reason: "exit 1", Actor: "agent"})
+	require.NoError(t, err)
+	_, err = s.TransitionTask(ctx(t), controlplane.Transition{TaskID: task.ID, From: controlplane.TaskFailed,
+		To: controlplane.TaskQueued, Reason: "retry", Actor: "scheduler", Retry: true})
+	require.NoError(t, err)
+	requireListedAsStored("queued again, attempt 1")
+	move(t, s, task.ID, controlplane.TaskCancelled)
+	got, err := s.ListTasksByState(ctx(t), live, 0)
+	require.NoError(t, err)
+	require.Empty(t, got, "a cancelled task is not in the queues")
+}
+
 // binding places task on node's devices 0..n-1.
 func binding(task *controlplane.Task, node string, devices int) controlplane.Binding {
 	b := controlplane.Binding{

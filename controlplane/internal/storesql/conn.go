@@ -98,12 +98,13 @@ type DB interface {
 // Queries implements the store methods whose SQL both dialects share. A
 // store embeds it in its DB.
 type Queries struct {
-	db  DB
-	inv *inventoryCache // decoded node inventories (inventorycache.go)
+	db    DB
+	inv   *inventoryCache // decoded node inventories (inventorycache.go)
+	specs *specCache      // decoded task specs (taskspeccache.go)
 }
 
 // New returns the shared queries over db.
-func New(db DB) Queries { return Queries{db: db, inv: newInventoryCache()} }
+func New(db DB) Queries { return Queries{db: db, inv: newInventoryCache(), specs: newSpecCache()} }
 
 // args returns an argument list in the shared placeholder style.
 func (q Queries) args() *storeutil.Args {

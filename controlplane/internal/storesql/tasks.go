@@ -171,6 +171,10 @@ func (q Queries) inList(a *storeutil.Args, vs any) string {
 		for _, v := range vs {
 			ph = append(ph, a.Add(v))
 		}
+	case []int64:
+		for _, v := range vs {
+			ph = append(ph, a.Add(v))
+		}
 	}
 	return joinComma(ph)
 }
@@ -182,8 +186,13 @@ func (q Queries) ListTasksByState(ctx context.Context, states []controlplane.Tas
 	}
 	a := q.args()
 	in := q.inList(a, states)
-	return all(ctx, q.db.Reader(), q.scanTask, `SELECT `+TaskCols+` FROM tasks WHERE state IN (`+in+`)
+	tasks, err := all(ctx, q.db.Reader(), func(r Row) (*controlplane.Task, error) { return scanTaskState(q.db, r) },
+		`SELECT `+taskStateCols+` FROM tasks WHERE state IN (`+in+`)
 		ORDER BY priority DESC, created_at, id LIMIT `+a.Add(storeutil.ListLimit(limit)), a.Vals...)
+	if err != nil {
+		return nil, err
+	}
+	return q.withSpecs(ctx, tasks) // specs decoded once per task (taskspeccache.go)
 }
 
 // ListRetryable: see controlplane.SchedulingStore.

@@ -1,0 +1,151 @@
+package storesql
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
+)
+
+// The scheduler reads its queues every tick (ListTasksByState: submitted,
+// queued, and every scheduled or running task), while a task's spec is
+// written once, by its insert: the only updates of a task row are
+// transitions (state, reason, attempt, node, exit code, times) and the
+// submit-key expiry, and the owner is cleared by its user's deletion. So
+// the queue reads fetch only those columns and take each spec from
+// specCache, decoded once per task from a second read of the tasks not
+// seen before. Decoding every task's JSON columns on every read was a
+// quarter of the loop's tick at 5,000 nodes.
+
+// taskStateCols are the columns of a task that change after its insert;
+// scanTaskState reads them.
+const taskStateCols = `id, state, COALESCE(owner_id, 0), owner, attempt, node_id, exit_code, reason,
+	created_at, updated_at, started_at, finished_at`
+
+// taskSpecCols are the spec columns (never updated), after the id and
+// creation time that key the cache.
+const taskSpecCols = `id, created_at, name, command, image, args, env, device_count, memory_mib,
+	compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project,
+	cpu_milli, host_memory_mib, rdma, gang, gang_size, secret_env, allow_best_effort`
+
+func scanTaskState(d Dialect, row Row) (*controlplane.Task, error) {
+	var t controlplane.Task
+	if err := row.Scan(&t.ID, &t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason,
+		d.ScanTime(&t.CreatedAt), d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt)); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// cachedSpec is one task's decoded spec; createdAt tells a task from
+// another that was given the same id later (a restored database).
+type cachedSpec struct {
+	id        int64
+	createdAt time.Time
+	spec      controlplane.TaskSpec
+}
+
+func scanTaskSpec(d Dialect, row Row) (*cachedSpec, error) {
+	var c cachedSpec
+	s := &c.spec
+	var command, args, env, models, labels, secretEnv []byte
+	if err := row.Scan(&c.id, d.ScanTime(&c.createdAt), &s.Name, &command, &s.Image, &args, &env, &s.DeviceCount,
+		&s.MemoryMiB, &s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
+		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize, &secretEnv,
+		&s.AllowBestEffort); err != nil {
+		return nil, err
+	}
+	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
+		return nil, fmt.Errorf("task %d: %w", c.id, err)
+	}
+	if err := storeutil.DecodeSecretEnv(s, secretEnv); err != nil {
+		return nil, fmt.Errorf("task %d: %w", c.id, err)
+	}
+	return &c, nil
+}
+
+// specCache holds decoded task specs by task id. Readers share an entry's
+// slices and maps: a spec from ListTasksByState is read-only.
+type specCache struct {
+	mu sync.Mutex
+	m  map[int64]*cachedSpec
+}
+
+// maxCachedSpecs bounds the cache: finished tasks' entries are never
+// looked up again, and past the bound the cache starts over (the next
+// reads decode what they need once more).
+const maxCachedSpecs = 200_000
+
+// specFetchChunk bounds the ids of one spec read (bind parameters).
+const specFetchChunk = 1000
+
+func newSpecCache() *specCache { return &specCache{m: map[int64]*cachedSpec{}} }
+
+// fill sets the spec of every task the cache knows and returns the ids of
+// the others.
+func (c *specCache) fill(tasks []*controlplane.Task) (missing []int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range tasks {
+		if e, ok := c.m[t.ID]; ok && e.createdAt.Equal(t.CreatedAt) {
+			t.Spec = e.spec
+		} else {
+			missing = append(missing, t.ID)
+		}
+	}
+	return missing
+}
+
+func (c *specCache) put(specs []*cachedSpec) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m)+len(specs) > maxCachedSpecs {
+		clear(c.m)
+	}
+	for _, e := range specs {
+		c.m[e.id] = e
+	}
+}
+
+// withSpecs completes tasks read with taskStateCols with their specs, from
+// the cache or, for the tasks it lacks, one more read. A task deleted
+// between the two reads is left out, as a later read would.
+func (q Queries) withSpecs(ctx context.Context, tasks []*controlplane.Task) ([]*controlplane.Task, error) {
+	missing := q.specs.fill(tasks)
+	if len(missing) == 0 {
+		return tasks, nil
+	}
+	got := map[int64]*cachedSpec{}
+	for start := 0; start < len(missing); start += specFetchChunk {
+		ids := missing[start:min(start+specFetchChunk, len(missing))]
+		a := q.args()
+		specs, err := all(ctx, q.db.Reader(), func(r Row) (*cachedSpec, error) { return scanTaskSpec(q.db, r) },
+			`SELECT `+taskSpecCols+` FROM tasks WHERE id IN (`+q.inList(a, ids)+`)`, a.Vals...)
+		if err != nil {
+			return nil, err
+		}
+		q.specs.put(specs)
+		for _, e := range specs {
+			got[e.id] = e
+		}
+	}
+	isMissing := make(map[int64]bool, len(missing))
+	for _, id := range missing {
+		isMissing[id] = true
+	}
+	out := tasks[:0]
+	for _, t := range tasks {
+		if isMissing[t.ID] {
+			e, ok := got[t.ID]
+			if !ok || !e.createdAt.Equal(t.CreatedAt) {
+				continue // deleted (or replaced) since the first read
+			}
+			t.Spec = e.spec
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
