@@ -143,7 +143,9 @@ type SchedulingStore interface {
 	BindTasks(ctx context.Context, bs []Binding) ([]*Task, error)
 	// TransitionTasks applies every transition in one transaction (the
 	// scheduler's admissions of a tick): all or nothing, ErrConflict or
-	// ErrNotFound as TransitionTask when any one fails.
+	// ErrNotFound as TransitionTask when any one fails. The tasks both
+	// return may share their spec's slices and maps with
+	// ListTasksByState's (read-only).
 	TransitionTasks(ctx context.Context, trs []Transition) ([]*Task, error)
 	// RequeueTask applies tr (scheduled/running → queued) and marks the
 	// attempt's ledger rows draining, in one transaction.

@@ -17,7 +17,9 @@ import (
 // for the whole batch instead of one per statement, which is what bounds a
 // bind when the server and PostgreSQL share a loaded machine. Rows that
 // need the task's attempt take it from the task row the same transaction
-// just updated, so nothing waits for an earlier statement's answer.
+// just updated, so nothing waits for an earlier statement's answer. The
+// transitions return the columns they change; the specs come from the
+// spec cache the scheduler's queue reads filled (storesql.FillSpecs).
 
 const allocInsertPipelined = `INSERT INTO allocations (task_id, attempt, node_id, device_pos,
 	device_index, device_uuid, vendor, model, memory_mib, compute_milli, qos, isolation, profile,
@@ -33,7 +35,7 @@ func queueTransition(b *pgx.Batch, tr controlplane.Transition, now time.Time) {
 	if tr.Retry {
 		inc = 1
 	}
-	b.Queue(transitionSQL, tr.To, tr.Reason, now, inc, tr.NodeID, tr.ExitCode, tr.To.Terminal(), tr.TaskID, tr.From, tr.Actor)
+	b.Queue(transitionStateSQL, tr.To, tr.Reason, now, inc, tr.NodeID, tr.ExitCode, tr.To.Terminal(), tr.TaskID, tr.From, tr.Actor)
 }
 
 // bindTasksPipelined is BindTasks for more than one binding.
@@ -77,7 +79,7 @@ func (db *DB) bindTasksPipelined(ctx context.Context, bs []controlplane.Binding)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out, db.FillSpecs(ctx, out)
 }
 
 // guardFailed is the index of the first transition whose guard failed in a
@@ -90,7 +92,7 @@ func (g guardFailed) Error() string { return "transition guard failed" }
 // of the first binding whose transition guard failed (-1: none).
 func readBindResults(br pgx.BatchResults, bs []controlplane.Binding, out []*controlplane.Task, now time.Time) (guard int, err error) {
 	for i, b := range bs {
-		t, err := scanTask(br.QueryRow())
+		t, err := scanTaskState(br.QueryRow())
 		if errors.Is(err, controlplane.ErrNotFound) {
 			return i, nil
 		}
@@ -136,7 +138,7 @@ func (db *DB) TransitionTasks(ctx context.Context, trs []controlplane.Transition
 		guard := -1
 		var err error
 		for i, tr := range trs {
-			t, serr := scanTask(br.QueryRow())
+			t, serr := scanTaskState(br.QueryRow())
 			if errors.Is(serr, controlplane.ErrNotFound) {
 				guard = i
 				break
@@ -162,7 +164,7 @@ func (db *DB) TransitionTasks(ctx context.Context, trs []controlplane.Transition
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out, db.FillSpecs(ctx, out)
 }
 
 // BindTasks is the shared BindTasks for one binding; a batch travels

@@ -18,19 +18,33 @@ func scanTask(row pgx.Row) (*controlplane.Task, error) {
 	return storesql.ScanTask(shared{}, pgRow{row})
 }
 
+// scanTaskState reads one row of storesql.TaskStateCols (no spec).
+func scanTaskState(row pgx.Row) (*controlplane.Task, error) {
+	return storesql.ScanTaskState(shared{}, pgRow{row})
+}
+
 // transitionSQL is the guarded update and the event insert in one statement.
 // The row changes only if the task is still in the expected state (and, for a
 // retry, has retries left); under READ COMMITTED a racing update waits for the
 // row lock and then re-checks the guard, so exactly one racer wins. Moving to
 // queued starts a fresh attempt, so placement and run results are cleared.
-const transitionSQL = `WITH u AS (
+const transitionSQL = transitionHead + storesql.TaskCols + transitionTail
+
+// transitionStateSQL returns only the columns a transition changes: the
+// scheduler's batches take the spec from the store's spec cache
+// (storesql.FillSpecs) instead of decoding it again.
+const transitionStateSQL = transitionHead + storesql.TaskStateCols + transitionTail
+
+const transitionHead = `WITH u AS (
 	UPDATE tasks SET state = $1::text, reason = $2, updated_at = $3, attempt = attempt + $4::int,
 		node_id = COALESCE($5::text, CASE WHEN $1::text = 'queued' THEN '' ELSE node_id END),
 		exit_code = CASE WHEN $6::int IS NOT NULL THEN $6::int WHEN $1::text = 'queued' THEN NULL ELSE exit_code END,
 		started_at = CASE WHEN $1::text = 'running' THEN $3 WHEN $1::text = 'queued' THEN NULL ELSE started_at END,
 		finished_at = CASE WHEN $7::bool THEN $3 WHEN $1::text = 'queued' THEN NULL ELSE finished_at END
 	WHERE id = $8 AND state = $9::text AND ($4::int = 0 OR attempt < max_retries)
-	RETURNING ` + storesql.TaskCols + `
+	RETURNING `
+
+const transitionTail = `
 ), e AS (
 	INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
 	SELECT id, $9::text, $1::text, $2, $10, $3 FROM u

@@ -27,43 +27,55 @@ func testListTasksByState(t *testing.T, open FullOpener) {
 }
 
 // testListTasksByStateAfterChanges: the scheduler's queue read, repeated
-// as a task moves (submitted, queued, placed, ended with a retry, queued
-// again, cancelled), returns exactly what GetTask returns at each step:
-// nothing a transition changed is served from an earlier read, and the
-// spec is the stored one.
+// as two tasks move (submitted, queued and placed in batches, running,
+// ended with a retry, queued again, cancelled), returns exactly what
+// GetTask returns at each step, and so do the batched writes: nothing a
+// transition changed is served from an earlier read, and the spec is the
+// stored one.
 func testListTasksByStateAfterChanges(t *testing.T, open FullOpener) {
 	s := open(t)
 	n := mkNode(t, s, nil)
-	task := mkTask(t, s, 0, func(sp *controlplane.TaskSpec) {
+	spec := func(sp *controlplane.TaskSpec) {
 		sp.Command, sp.Args = []string{"python", "train.py"}, []string{"--epochs", "3"}
 		sp.Env, sp.SecretEnv = map[string]string{"A": "1"}, map[string]string{"TOKEN": "s3cret"}
 		sp.Labels, sp.Models = map[string]string{"team": "vision"}, []string{"H100"}
 		sp.Priority, sp.MaxRetries, sp.Tenant, sp.Project = 7, 2, "t1", "p1"
-	})
+	}
+	task, other := mkTask(t, s, 0, spec), mkTask(t, s, 0, nil)
 	live := []controlplane.TaskState{controlplane.TaskSubmitted, controlplane.TaskQueued,
 		controlplane.TaskScheduled, controlplane.TaskRunning}
-	requireListedAsStored := func(step string) {
+	requireAsStored := func(step string, tasks []*controlplane.Task, n int) {
 		t.Helper()
-		want, err := s.GetTask(ctx(t), task.ID)
-		require.NoError(t, err)
+		require.Len(t, tasks, n, step)
+		for _, got := range tasks {
+			want, err := s.GetTask(ctx(t), got.ID)
+			require.NoError(t, err)
+			require.Equal(t, want, got, step)
+		}
+	}
+	requireListedAsStored := func(step string, n int) {
+		t.Helper()
 		got, err := s.ListTasksByState(ctx(t), live, 0)
 		require.NoError(t, err, step)
-		require.Len(t, got, 1, step)
-		require.Equal(t, want, got[0], step)
+		requireAsStored(step, got, n)
 		// The same read again (served from what the first one kept).
-		again, err := s.ListTasksByState(ctx(t), []controlplane.TaskState{want.State}, 0)
+		again, err := s.ListTasksByState(ctx(t), live, 0)
 		require.NoError(t, err, step)
-		require.Len(t, again, 1, step)
-		require.Equal(t, want, again[0], step)
+		requireAsStored(step+", read again", again, n)
 	}
-	requireListedAsStored("submitted")
-	move(t, s, task.ID, controlplane.TaskQueued)
-	requireListedAsStored("queued")
-	_, err := s.BindTasks(ctx(t), []controlplane.Binding{binding(task, n.ID, 1)})
+	requireListedAsStored("submitted", 2)
+	queued, err := s.TransitionTasks(ctx(t), []controlplane.Transition{
+		{TaskID: task.ID, From: controlplane.TaskSubmitted, To: controlplane.TaskQueued, Reason: "admitted", Actor: "scheduler"},
+		{TaskID: other.ID, From: controlplane.TaskSubmitted, To: controlplane.TaskQueued, Reason: "admitted", Actor: "scheduler"}})
 	require.NoError(t, err)
-	requireListedAsStored("scheduled")
+	requireAsStored("admitted (batch)", queued, 2)
+	requireListedAsStored("queued", 2)
+	bound, err := s.BindTasks(ctx(t), []controlplane.Binding{binding(task, n.ID, 1), binding(other, n.ID, 1)})
+	require.NoError(t, err)
+	requireAsStored("bound (batch)", bound, 2)
+	requireListedAsStored("scheduled", 2)
 	move(t, s, task.ID, controlplane.TaskRunning)
-	requireListedAsStored("running")
+	requireListedAsStored("running", 2)
 	code := 1
 	_, err = s.TransitionTask(ctx(t), controlplane.Transition{TaskID: task.ID, From: controlplane.TaskRunning,
 		To: controlplane.TaskFailed, ExitCode: &code, Reason: "exit 1", Actor: "agent"})
@@ -71,11 +83,12 @@ func testListTasksByStateAfterChanges(t *testing.T, open FullOpener) {
 	_, err = s.TransitionTask(ctx(t), controlplane.Transition{TaskID: task.ID, From: controlplane.TaskFailed,
 		To: controlplane.TaskQueued, Reason: "retry", Actor: "scheduler", Retry: true})
 	require.NoError(t, err)
-	requireListedAsStored("queued again, attempt 1")
+	requireListedAsStored("queued again, attempt 1", 2)
 	move(t, s, task.ID, controlplane.TaskCancelled)
+	move(t, s, other.ID, controlplane.TaskCancelled)
 	got, err := s.ListTasksByState(ctx(t), live, 0)
 	require.NoError(t, err)
-	require.Empty(t, got, "a cancelled task is not in the queues")
+	require.Empty(t, got, "cancelled tasks are not in the queues")
 }
 
 // binding places task on node's devices 0..n-1.

@@ -186,8 +186,8 @@ func (q Queries) ListTasksByState(ctx context.Context, states []controlplane.Tas
 	}
 	a := q.args()
 	in := q.inList(a, states)
-	tasks, err := all(ctx, q.db.Reader(), func(r Row) (*controlplane.Task, error) { return scanTaskState(q.db, r) },
-		`SELECT `+taskStateCols+` FROM tasks WHERE state IN (`+in+`)
+	tasks, err := all(ctx, q.db.Reader(), func(r Row) (*controlplane.Task, error) { return ScanTaskState(q.db, r) },
+		`SELECT `+TaskStateCols+` FROM tasks WHERE state IN (`+in+`)
 		ORDER BY priority DESC, created_at, id LIMIT `+a.Add(storeutil.ListLimit(limit)), a.Vals...)
 	if err != nil {
 		return nil, err

@@ -20,9 +20,9 @@ import (
 // seen before. Decoding every task's JSON columns on every read was a
 // quarter of the loop's tick at 5,000 nodes.
 
-// taskStateCols are the columns of a task that change after its insert;
+// TaskStateCols are the columns of a task that change after its insert;
 // scanTaskState reads them.
-const taskStateCols = `id, state, COALESCE(owner_id, 0), owner, attempt, node_id, exit_code, reason,
+const TaskStateCols = `id, state, COALESCE(owner_id, 0), owner, attempt, node_id, exit_code, reason,
 	created_at, updated_at, started_at, finished_at`
 
 // taskSpecCols are the spec columns (never updated), after the id and
@@ -31,7 +31,7 @@ const taskSpecCols = `id, created_at, name, command, image, args, env, device_co
 	compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project,
 	cpu_milli, host_memory_mib, rdma, gang, gang_size, secret_env, allow_best_effort`
 
-func scanTaskState(d Dialect, row Row) (*controlplane.Task, error) {
+func ScanTaskState(d Dialect, row Row) (*controlplane.Task, error) {
 	var t controlplane.Task
 	if err := row.Scan(&t.ID, &t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason,
 		d.ScanTime(&t.CreatedAt), d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt)); err != nil {
@@ -110,15 +110,42 @@ func (c *specCache) put(specs []*cachedSpec) {
 	}
 }
 
-// withSpecs completes tasks read with taskStateCols with their specs, from
+// withSpecs completes tasks read with TaskStateCols with their specs, from
 // the cache or, for the tasks it lacks, one more read. A task deleted
 // between the two reads is left out, as a later read would.
 func (q Queries) withSpecs(ctx context.Context, tasks []*controlplane.Task) ([]*controlplane.Task, error) {
+	gone, err := q.fillSpecs(ctx, tasks)
+	if err != nil || len(gone) == 0 {
+		return tasks, err
+	}
+	out := tasks[:0]
+	for _, t := range tasks {
+		if !gone[t.ID] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// FillSpecs is withSpecs for tasks a store's own statement just returned
+// with TaskStateCols (the scheduler's batched transitions): every one
+// must still exist.
+func (q Queries) FillSpecs(ctx context.Context, tasks []*controlplane.Task) error {
+	gone, err := q.fillSpecs(ctx, tasks)
+	for id := range gone {
+		return fmt.Errorf("spec of task %d: %w", id, controlplane.ErrNotFound)
+	}
+	return err
+}
+
+// fillSpecs sets every task's spec and returns the ids of those no longer
+// stored.
+func (q Queries) fillSpecs(ctx context.Context, tasks []*controlplane.Task) (gone map[int64]bool, err error) {
 	missing := q.specs.fill(tasks)
 	if len(missing) == 0 {
-		return tasks, nil
+		return nil, nil
 	}
-	got := map[int64]*cachedSpec{}
+	got := make(map[int64]*cachedSpec, len(missing))
 	for start := 0; start < len(missing); start += specFetchChunk {
 		ids := missing[start:min(start+specFetchChunk, len(missing))]
 		a := q.args()
@@ -136,16 +163,18 @@ func (q Queries) withSpecs(ctx context.Context, tasks []*controlplane.Task) ([]*
 	for _, id := range missing {
 		isMissing[id] = true
 	}
-	out := tasks[:0]
 	for _, t := range tasks {
-		if isMissing[t.ID] {
-			e, ok := got[t.ID]
-			if !ok || !e.createdAt.Equal(t.CreatedAt) {
-				continue // deleted (or replaced) since the first read
-			}
-			t.Spec = e.spec
+		if !isMissing[t.ID] {
+			continue
 		}
-		out = append(out, t)
+		if e, ok := got[t.ID]; ok && e.createdAt.Equal(t.CreatedAt) {
+			t.Spec = e.spec
+			continue
+		}
+		if gone == nil {
+			gone = map[int64]bool{}
+		}
+		gone[t.ID] = true // deleted (or replaced) since the first read
 	}
-	return out, nil
+	return gone, nil
 }
