@@ -17,11 +17,10 @@ import (
 // submit-key expiry, and the owner is cleared by its user's deletion. So
 // the queue reads fetch only those columns and take each spec from
 // specCache, decoded once per task from a second read of the tasks not
-// seen before. Decoding every task's JSON columns on every read was a
-// quarter of the loop's tick at 5,000 nodes.
+// seen before. Decoding every task's JSON columns on every read was up to a
+// quarter of the loop's tick at 5,000 nodes (docs/BENCHMARKS.md).
 
-// TaskStateCols are the columns of a task that change after its insert;
-// scanTaskState reads them.
+// TaskStateCols are the columns of a task that change after its insert.
 const TaskStateCols = `id, state, COALESCE(owner_id, 0), owner, attempt, node_id, exit_code, reason,
 	created_at, updated_at, started_at, finished_at`
 
@@ -31,6 +30,7 @@ const taskSpecCols = `id, created_at, name, command, image, args, env, device_co
 	compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project,
 	cpu_milli, host_memory_mib, rdma, gang, gang_size, secret_env, allow_best_effort`
 
+// ScanTaskState reads one row of TaskStateCols: a task without its spec.
 func ScanTaskState(d Dialect, row Row) (*controlplane.Task, error) {
 	var t controlplane.Task
 	if err := row.Scan(&t.ID, &t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason,
