@@ -10,13 +10,16 @@ import (
 )
 
 // Account is what the authorization of every request reads about its
-// caller besides the credential: the current tenant and the tenant
-// memberships (with each tenant's disabled state). It is shared between
+// caller besides the credential: the cluster role, the current tenant and
+// the tenant memberships (with each tenant's disabled state). It is shared between
 // requests: callers must not modify it or its memberships.
 type Account struct {
 	// Tenant is the user's current tenant as switched last (the access
 	// token carries the one of its issue).
-	Tenant      string
+	Tenant string
+	// Role is the user's cluster role now (an access token carries the
+	// one of its issue).
+	Role        controlplane.Role
 	Status      controlplane.UserStatus
 	Memberships []*controlplane.Membership
 }
@@ -103,7 +106,7 @@ func (s *Service) Account(ctx context.Context, userID int64) (*Account, error) {
 	if err != nil {
 		return nil, err
 	}
-	acc = &Account{Tenant: u.Tenant, Status: u.Status}
+	acc = &Account{Tenant: u.Tenant, Role: u.Role, Status: u.Status}
 	if ts, ok := s.store.(controlplane.TenantStore); ok {
 		if acc.Memberships, err = ts.ListMemberships(ctx, userID); err != nil {
 			return nil, fmt.Errorf("load tenant memberships: %w", err)

@@ -10,8 +10,8 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane"
 )
 
-// TestAccountChangesApplyAtOnce: each request's account (memberships,
-// status, current tenant) comes from the auth service's short cache, yet
+// TestAccountChangesApplyAtOnce: each request's account (cluster role,
+// memberships, status, current tenant) comes from the auth service's short cache, yet
 // every change made through the API applies to the very next request of
 // the user it concerns. The env's clock stands still, so no cached entry
 // expires by itself: only the invalidation can make these pass.
@@ -63,6 +63,16 @@ func TestAccountChangesApplyAtOnce(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, te.call(http.MethodGet, "/api/v1/tasks", te.tok["gil"], nil, nil))
 	require.Equal(t, http.StatusOK, te.call(http.MethodPatch, "/api/v1/users/"+itoa(te.ids["gil"]), admin, map[string]string{"status": "active"}, nil))
 	require.Equal(t, http.StatusOK, te.call(http.MethodGet, "/api/v1/tasks", te.tok["gil"], nil, nil))
+
+	// A cluster role change applies to the next request of an access
+	// token issued before it, both ways.
+	ada := te.createUser("ada", controlplane.RoleAdmin)
+	adaTok := te.login("ada", testPassword)
+	require.Equal(t, http.StatusOK, te.call(http.MethodGet, "/api/v1/users", adaTok, nil, nil))
+	require.Equal(t, http.StatusOK, te.call(http.MethodPatch, "/api/v1/users/"+itoa(ada.ID), admin, map[string]string{"role": "viewer"}, nil))
+	require.Equal(t, http.StatusForbidden, te.call(http.MethodGet, "/api/v1/users", adaTok, nil, nil))
+	require.Equal(t, http.StatusOK, te.call(http.MethodPatch, "/api/v1/users/"+itoa(ada.ID), admin, map[string]string{"role": "admin"}, nil))
+	require.Equal(t, http.StatusOK, te.call(http.MethodGet, "/api/v1/users", adaTok, nil, nil))
 
 	// So does a deleted account's.
 	require.Equal(t, http.StatusOK, te.call(http.MethodGet, "/api/v1/tasks", te.tok["vic"], nil, nil))

@@ -21,7 +21,8 @@ func (a *API) tenantStore() controlplane.TenantStore {
 // auth service's account cache, which every write that changes a user's
 // memberships, role, status or current tenant, or a tenant's state, clears
 // on this server before it answers (auth.Service.Account): a removal, a
-// disabled account or a disabled tenant applies to the next request. A
+// disabled account, a disabled tenant or a changed cluster role applies to
+// the next request. A
 // token of an account disabled or deleted since it was issued is refused.
 // Agents act only as their node and belong to no tenant.
 func (a *API) loadMemberships(ctx context.Context, p *auth.Principal) error {
@@ -34,6 +35,13 @@ func (a *API) loadMemberships(ctx context.Context, p *auth.Principal) error {
 	}
 	if err != nil {
 		return fmt.Errorf("load account: %w", err)
+	}
+	if p.APIKeyID == 0 {
+		// An access token acts with the account's role as it is now, not
+		// as it was when the token was issued: a demotion applies to the
+		// next request. (An API key keeps its own role, which the key
+		// cache re-reads with its owner.)
+		p.Role = acc.Role
 	}
 	p.Memberships = acc.Memberships
 	p.NarrowToKeyTenant()
