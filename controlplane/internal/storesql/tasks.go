@@ -11,30 +11,19 @@ import (
 // Task reads. Submitting (a bulk insert) and transitions (PostgreSQL: the
 // guarded update and its event in one statement) stay in each store.
 
-// TaskCols are the columns ScanTask reads, in order.
-const TaskCols = `id, name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
-	models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli,
-	host_memory_mib, rdma, gang, gang_size, state, COALESCE(owner_id, 0), owner, attempt, node_id,
-	exit_code, reason, created_at, updated_at, started_at, finished_at, secret_env, allow_best_effort`
+// TaskCols are the columns ScanTask reads, in order: those a transition
+// changes, then the spec (written once, by the insert).
+const TaskCols = TaskStateCols + `, ` + taskSpecFields
 
 // ScanTask reads one row of TaskCols.
 func ScanTask(d Dialect, row Row) (*controlplane.Task, error) {
 	var t controlplane.Task
-	s := &t.Spec
-	var command, args, env, models, labels, secretEnv []byte
-	if err := row.Scan(&t.ID, &s.Name, &command, &s.Image, &args, &env, &s.DeviceCount, &s.MemoryMiB,
-		&s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
-		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize,
-		&t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason, d.ScanTime(&t.CreatedAt),
-		d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt), &secretEnv,
-		&s.AllowBestEffort); err != nil {
+	var raw rawSpec
+	if err := row.Scan(append(taskStateDest(d, &t), raw.dest(&t.Spec)...)...); err != nil {
 		return nil, err
 	}
-	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
-		return nil, fmt.Errorf("task %d: %w", t.ID, err)
-	}
-	if err := storeutil.DecodeSecretEnv(s, secretEnv); err != nil {
-		return nil, fmt.Errorf("task %d: %w", t.ID, err)
+	if err := raw.decode(t.ID, &t.Spec); err != nil {
+		return nil, err
 	}
 	return &t, nil
 }

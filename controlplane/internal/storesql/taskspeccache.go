@@ -24,17 +24,46 @@ import (
 const TaskStateCols = `id, state, COALESCE(owner_id, 0), owner, attempt, node_id, exit_code, reason,
 	created_at, updated_at, started_at, finished_at`
 
-// taskSpecCols are the spec columns (never updated), after the id and
-// creation time that key the cache.
-const taskSpecCols = `id, created_at, name, command, image, args, env, device_count, memory_mib,
-	compute_percent, vendor, models, qos, priority, timeout_seconds, max_retries, labels, tenant, project,
-	cpu_milli, host_memory_mib, rdma, gang, gang_size, secret_env, allow_best_effort`
+// taskSpecFields are the spec columns (never updated), read by rawSpec.
+const taskSpecFields = `name, command, image, args, env, device_count, memory_mib, compute_percent, vendor,
+	models, qos, priority, timeout_seconds, max_retries, labels, tenant, project, cpu_milli, host_memory_mib,
+	rdma, gang, gang_size, secret_env, allow_best_effort`
+
+// taskSpecCols are the spec columns after the id and creation time that
+// key the cache.
+const taskSpecCols = `id, created_at, ` + taskSpecFields
+
+// taskStateDest are the scan destinations of TaskStateCols.
+func taskStateDest(d Dialect, t *controlplane.Task) []any {
+	return []any{&t.ID, &t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason,
+		d.ScanTime(&t.CreatedAt), d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt)}
+}
+
+// rawSpec holds a spec's JSON columns between the scan and their decoding.
+type rawSpec struct{ command, args, env, models, labels, secretEnv []byte }
+
+// dest are the scan destinations of taskSpecFields into s.
+func (r *rawSpec) dest(s *controlplane.TaskSpec) []any {
+	return []any{&s.Name, &r.command, &s.Image, &r.args, &r.env, &s.DeviceCount, &s.MemoryMiB, &s.ComputePercent,
+		&s.Vendor, &r.models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries, &r.labels, &s.Tenant, &s.Project,
+		&s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize, &r.secretEnv, &s.AllowBestEffort}
+}
+
+// decode fills s's JSON-encoded fields (of task id, for the error).
+func (r *rawSpec) decode(id int64, s *controlplane.TaskSpec) error {
+	if err := storeutil.DecodeSpec(s, r.command, r.args, r.env, r.models, r.labels); err != nil {
+		return fmt.Errorf("task %d: %w", id, err)
+	}
+	if err := storeutil.DecodeSecretEnv(s, r.secretEnv); err != nil {
+		return fmt.Errorf("task %d: %w", id, err)
+	}
+	return nil
+}
 
 // ScanTaskState reads one row of TaskStateCols: a task without its spec.
 func ScanTaskState(d Dialect, row Row) (*controlplane.Task, error) {
 	var t controlplane.Task
-	if err := row.Scan(&t.ID, &t.State, &t.OwnerID, &t.Owner, &t.Attempt, &t.NodeID, &t.ExitCode, &t.Reason,
-		d.ScanTime(&t.CreatedAt), d.ScanTime(&t.UpdatedAt), d.ScanNullTime(&t.StartedAt), d.ScanNullTime(&t.FinishedAt)); err != nil {
+	if err := row.Scan(taskStateDest(d, &t)...); err != nil {
 		return nil, err
 	}
 	return &t, nil
@@ -50,19 +79,12 @@ type cachedSpec struct {
 
 func scanTaskSpec(d Dialect, row Row) (*cachedSpec, error) {
 	var c cachedSpec
-	s := &c.spec
-	var command, args, env, models, labels, secretEnv []byte
-	if err := row.Scan(&c.id, d.ScanTime(&c.createdAt), &s.Name, &command, &s.Image, &args, &env, &s.DeviceCount,
-		&s.MemoryMiB, &s.ComputePercent, &s.Vendor, &models, &s.QoS, &s.Priority, &s.TimeoutSeconds, &s.MaxRetries,
-		&labels, &s.Tenant, &s.Project, &s.CPUMilli, &s.HostMemoryMiB, &s.RDMA, &s.Gang, &s.GangSize, &secretEnv,
-		&s.AllowBestEffort); err != nil {
+	var raw rawSpec
+	if err := row.Scan(append([]any{&c.id, d.ScanTime(&c.createdAt)}, raw.dest(&c.spec)...)...); err != nil {
 		return nil, err
 	}
-	if err := storeutil.DecodeSpec(s, command, args, env, models, labels); err != nil {
-		return nil, fmt.Errorf("task %d: %w", c.id, err)
-	}
-	if err := storeutil.DecodeSecretEnv(s, secretEnv); err != nil {
-		return nil, fmt.Errorf("task %d: %w", c.id, err)
+	if err := raw.decode(c.id, &c.spec); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
