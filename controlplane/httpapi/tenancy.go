@@ -22,8 +22,8 @@ func (a *API) tenantStore() controlplane.TenantStore {
 // memberships, role, status or current tenant, or a tenant's state, clears
 // on this server before it answers (auth.Service.Account): a removal, a
 // disabled account, a disabled tenant or a changed cluster role applies to
-// the next request. A
-// token of an account disabled or deleted since it was issued is refused.
+// the next request. A token of an account disabled or deleted since it was
+// issued is refused.
 // Agents act only as their node and belong to no tenant.
 func (a *API) loadMemberships(ctx context.Context, p *auth.Principal) error {
 	if p.Role == controlplane.RoleAgent || p.UserID == 0 {

@@ -145,12 +145,18 @@ func (h *handlers) deleteTenantQuota(ctx context.Context, in *tenantQuotaIn) (*s
 // tenantExists refuses a path naming no tenant (the coded 404 of the
 // tenants API), so no quota is stored for a tenant that does not exist.
 func (h *handlers) tenantExists(ctx context.Context, tenant string) error {
+	return h.tenantMissing(ctx, tenant, http.StatusNotFound)
+}
+
+// tenantMissing is the coded tenant_not_found answer, with status, when
+// tenant does not exist (nil where the store keeps no tenants).
+func (h *handlers) tenantMissing(ctx context.Context, tenant string, status int) error {
 	ts, ok := h.store.(controlplane.TenantStore)
 	if !ok {
 		return nil
 	}
 	if _, err := ts.GetTenant(ctx, tenant); errors.Is(err, controlplane.ErrNotFound) {
-		return httpapi.CodedError(http.StatusNotFound, httpapi.CodeTenantNotFound, fmt.Sprintf("tenant %q does not exist", tenant))
+		return httpapi.CodedError(status, httpapi.CodeTenantNotFound, fmt.Sprintf("tenant %q does not exist", tenant))
 	} else if err != nil {
 		return err
 	}
@@ -162,17 +168,13 @@ func (h *handlers) tenantExists(ctx context.Context, tenant string) error {
 // since a task names only existing ones.
 func (h *handlers) quotaTargetExists(ctx context.Context, q scheduling.QuotaView) error {
 	ts, ok := h.store.(controlplane.TenantStore)
-	if !ok {
+	if !ok || q.Tenant == "" {
 		return nil
 	}
-	if q.Tenant != "" {
-		if _, err := ts.GetTenant(ctx, q.Tenant); errors.Is(err, controlplane.ErrNotFound) {
-			return httpapi.CodedError(http.StatusBadRequest, httpapi.CodeTenantNotFound, fmt.Sprintf("tenant %q does not exist", q.Tenant))
-		} else if err != nil {
-			return err
-		}
+	if err := h.tenantMissing(ctx, q.Tenant, http.StatusBadRequest); err != nil {
+		return err
 	}
-	if q.Tenant != "" && q.Project != "" {
+	if q.Project != "" {
 		if _, err := ts.GetProject(ctx, q.Tenant, q.Project); errors.Is(err, controlplane.ErrNotFound) {
 			return controlplane.InvalidCode(CodeQuotaProjectMissing, []string{"tenant", q.Tenant, "project", q.Project},
 				"tenant %q has no project %q", q.Tenant, q.Project)
