@@ -258,10 +258,22 @@ type Transition struct {
 	ExitCode *int
 	// Retry increments Attempt (failed/timed_out → queued).
 	Retry bool
+	// Via is a state the task passes through on the way, recorded in its
+	// history (with ViaReason) before the move to To: the scheduler admits
+	// and places a task in one write, submitted → queued → scheduled,
+	// instead of updating the task twice. Empty: a direct move.
+	Via       TaskState
+	ViaReason string
 }
 
 // Check validates t against the transition table.
 func (t Transition) Check() error {
+	if t.Via != "" {
+		if t.Retry || !CanTransition(t.From, t.Via) || !CanTransition(t.Via, t.To) {
+			return fmt.Errorf("%w: task cannot go from %s through %s to %s", ErrConflict, t.From, t.Via, t.To)
+		}
+		return nil
+	}
 	if !CanTransition(t.From, t.To) {
 		return fmt.Errorf("%w: task cannot go from %s to %s", ErrConflict, t.From, t.To)
 	}

@@ -31,11 +31,7 @@ const assignInsertPipelined = `INSERT INTO assignments (node_id, kind, task_id, 
 	SELECT $1, $2, t.id, t.attempt, $4::jsonb, $5 FROM tasks t WHERE t.id = $3 RETURNING id`
 
 func queueTransition(b *pgx.Batch, tr controlplane.Transition, now time.Time) {
-	inc := 0
-	if tr.Retry {
-		inc = 1
-	}
-	b.Queue(transitionStateSQL, tr.To, tr.Reason, now, inc, tr.NodeID, tr.ExitCode, tr.To.Terminal(), tr.TaskID, tr.From, tr.Actor)
+	b.Queue(transitionStateSQL, transitionArgs(tr, now)...)
 }
 
 // bindTasksPipelined is BindTasks for more than one binding.

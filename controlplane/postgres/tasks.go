@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -44,12 +45,29 @@ const transitionHead = `WITH u AS (
 	WHERE id = $8 AND state = $9::text AND ($4::int = 0 OR attempt < max_retries)
 	RETURNING `
 
+// transitionTail writes the events: From → To, or with a Via state
+// ($11, reason $12) From → Via then Via → To, in that order (event IDs
+// order a task's history).
 const transitionTail = `
 ), e AS (
 	INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
-	SELECT id, $9::text, $1::text, $2, $10, $3 FROM u
+	SELECT u.id, v.from_state, v.to_state, v.reason, $10, $3
+	FROM u CROSS JOIN (VALUES (1, $9::text, $11::text, $12::text),
+		(2, COALESCE(NULLIF($11::text, ''), $9::text), $1::text, $2::text)) v(n, from_state, to_state, reason)
+	WHERE v.to_state <> '' ORDER BY v.n
 )
 SELECT * FROM u`
+
+// transitionArgs are the parameters of transitionSQL and
+// transitionStateSQL for tr at now.
+func transitionArgs(tr controlplane.Transition, now time.Time) []any {
+	inc := 0
+	if tr.Retry {
+		inc = 1
+	}
+	return []any{tr.To, tr.Reason, now, inc, tr.NodeID, tr.ExitCode, tr.To.Terminal(), tr.TaskID, tr.From, tr.Actor,
+		tr.Via, tr.ViaReason}
+}
 
 // TransitionTask applies tr atomically (row update + event). ErrConflict when
 // the move is not in the transition table, the task is no longer in tr.From,
@@ -58,12 +76,7 @@ func (db *DB) TransitionTask(ctx context.Context, tr controlplane.Transition) (*
 	if err := storeutil.CheckTransition(tr); err != nil {
 		return nil, err
 	}
-	inc := 0
-	if tr.Retry {
-		inc = 1
-	}
-	t, err := scanTask(db.pool.QueryRow(ctx, transitionSQL, tr.To, tr.Reason, db.now(), inc, tr.NodeID,
-		tr.ExitCode, tr.To.Terminal(), tr.TaskID, tr.From, tr.Actor))
+	t, err := scanTask(db.pool.QueryRow(ctx, transitionSQL, transitionArgs(tr, db.now())...))
 	if errors.Is(err, controlplane.ErrNotFound) {
 		return nil, db.transitionGuardError(ctx, tr)
 	}

@@ -21,12 +21,7 @@ func (db *DB) transitionTx(ctx context.Context, tx pgx.Tx, tr controlplane.Trans
 	if err := storeutil.CheckTransition(tr); err != nil {
 		return nil, err
 	}
-	inc := 0
-	if tr.Retry {
-		inc = 1
-	}
-	t, err := scanTask(tx.QueryRow(ctx, transitionSQL, tr.To, tr.Reason, db.now(), inc, tr.NodeID,
-		tr.ExitCode, tr.To.Terminal(), tr.TaskID, tr.From, tr.Actor))
+	t, err := scanTask(tx.QueryRow(ctx, transitionSQL, transitionArgs(tr, db.now())...))
 	if errors.Is(err, controlplane.ErrNotFound) {
 		return nil, transitionGuardErrorTx(ctx, tx, tr)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
@@ -12,8 +13,9 @@ import (
 
 var _ controlplane.NodeStore = (*DB)(nil)
 
-// transitionTx applies tr inside tx: the same guarded update and event as
-// TransitionTask, so an assignment and its state change commit together.
+// transitionTx applies tr inside tx (TransitionTask is it in a write
+// transaction of its own): the guarded update and its events, so an
+// assignment and its state change commit together.
 func (db *DB) transitionTx(ctx context.Context, tx *sql.Tx, tr controlplane.Transition) (*controlplane.Task, error) {
 	if err := storeutil.CheckTransition(tr); err != nil {
 		return nil, err
@@ -38,9 +40,23 @@ func (db *DB) transitionTx(ctx context.Context, tx *sql.Tx, tr controlplane.Tran
 	if err != nil {
 		return nil, fmt.Errorf("transition task %d: %w", tr.TaskID, err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
-		VALUES (?, ?, ?, ?, ?, ?)`, tr.TaskID, tr.From, tr.To, tr.Reason, tr.Actor, ts(now)); err != nil {
-		return nil, fmt.Errorf("transition task %d event: %w", tr.TaskID, mapErr(err))
+	from := tr.From
+	if tr.Via != "" { // the step through Via first: event IDs order the history
+		if err := insertTransitionEvent(ctx, tx, tr.TaskID, from, tr.Via, tr.ViaReason, tr.Actor, now); err != nil {
+			return nil, err
+		}
+		from = tr.Via
+	}
+	if err := insertTransitionEvent(ctx, tx, tr.TaskID, from, tr.To, tr.Reason, tr.Actor, now); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+func insertTransitionEvent(ctx context.Context, tx *sql.Tx, taskID int64, from, to controlplane.TaskState, reason, actor string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO task_events (task_id, from_state, to_state, reason, actor, at)
+		VALUES (?, ?, ?, ?, ?, ?)`, taskID, from, to, reason, actor, ts(now)); err != nil {
+		return fmt.Errorf("transition task %d event: %w", taskID, mapErr(err))
+	}
+	return nil
 }

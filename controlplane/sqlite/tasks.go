@@ -42,35 +42,11 @@ func (db *DB) TransitionTask(ctx context.Context, tr controlplane.Transition) (*
 	if err := storeutil.CheckTransition(tr); err != nil {
 		return nil, err
 	}
-	now := db.now()
-	inc := 0
-	if tr.Retry {
-		inc = 1
-	}
-	var exit any
-	if tr.ExitCode != nil {
-		exit = *tr.ExitCode
-	}
-	var node any
-	if tr.NodeID != nil {
-		node = *tr.NodeID
-	}
 	var out *controlplane.Task
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		t, err := scanTask(tx.QueryRowContext(ctx, transitionSQL, tr.To, tr.Reason, ts(now), inc, node, exit,
-			tr.To.Terminal(), tr.TaskID, tr.From))
-		if errors.Is(err, controlplane.ErrNotFound) {
-			return db.transitionGuardError(ctx, tx, tr)
-		}
-		if err != nil {
-			return fmt.Errorf("transition task %d: %w", tr.TaskID, err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO task_events (task_id, from_state, to_state, reason,
-			actor, at) VALUES (?, ?, ?, ?, ?, ?)`, tr.TaskID, tr.From, tr.To, tr.Reason, tr.Actor, ts(now)); err != nil {
-			return fmt.Errorf("transition task %d event: %w", tr.TaskID, mapErr(err))
-		}
-		out = t
-		return nil
+		var err error
+		out, err = db.transitionTx(ctx, tx, tr)
+		return err
 	})
 	return out, err
 }

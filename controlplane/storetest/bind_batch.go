@@ -109,3 +109,80 @@ func testTransitionTasks(t *testing.T, open FullOpener) {
 		From: controlplane.TaskSubmitted, To: controlplane.TaskSucceeded}})
 	require.Error(t, err, "a move outside the transition table is refused up front")
 }
+
+// testAdmitAndBind: a task admitted and placed in one scheduler tick moves
+// submitted → scheduled in one write (Via queued), its history showing the
+// admission, then the placement; batched or alone, on BindTasks and on
+// TransitionTask; a task that left submitted meanwhile fails the guard and
+// nothing of the batch is written.
+func testAdmitAndBind(t *testing.T, open FullOpener) {
+	s := open(t)
+	n := mkNode(t, s, nil)
+	throughAdmission := func(task *controlplane.Task, slices int) controlplane.Binding {
+		b := binding(task, n.ID, slices)
+		b.Transition.From, b.Transition.Via, b.Transition.ViaReason = controlplane.TaskSubmitted, controlplane.TaskQueued, "admitted"
+		return b
+	}
+	fresh, queued := mkTask(t, s, 0, nil), queuedTask(t, s, nil)
+	got, err := s.BindTasks(ctx(t), []controlplane.Binding{throughAdmission(fresh, 2), binding(queued, n.ID, 1)})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, controlplane.TaskScheduled, got[0].State)
+	require.Equal(t, n.ID, got[0].NodeID)
+	ev, err := s.ListTaskEvents(ctx(t), fresh.ID)
+	require.NoError(t, err)
+	var steps []string
+	for _, e := range ev {
+		steps = append(steps, string(e.From)+"→"+string(e.To)+":"+e.Reason)
+	}
+	require.Equal(t, []string{"→submitted:" + ev[0].Reason, "submitted→queued:admitted", "queued→scheduled:" + ev[len(ev)-1].Reason}, steps)
+	require.Equal(t, "scheduler", ev[1].Actor)
+
+	alone := mkTask(t, s, 0, nil)
+	got, err = s.BindTasks(ctx(t), []controlplane.Binding{throughAdmission(alone, 1)})
+	require.NoError(t, err)
+	require.Equal(t, controlplane.TaskScheduled, got[0].State)
+	ev, err = s.ListTaskEvents(ctx(t), alone.ID)
+	require.NoError(t, err)
+	require.Len(t, ev, 3)
+	require.Equal(t, controlplane.TaskQueued, ev[1].To)
+
+	// A task cancelled before the bind: the batch is refused, nothing written.
+	a, gone := mkTask(t, s, 0, nil), mkTask(t, s, 0, nil)
+	_, err = s.TransitionTask(ctx(t), controlplane.Transition{TaskID: gone.ID, From: controlplane.TaskSubmitted,
+		To: controlplane.TaskCancelled, Actor: "user"})
+	require.NoError(t, err)
+	_, err = s.BindTasks(ctx(t), []controlplane.Binding{throughAdmission(a, 1), throughAdmission(gone, 1)})
+	require.ErrorIs(t, err, controlplane.ErrConflict)
+	still, err := s.GetTask(ctx(t), a.ID)
+	require.NoError(t, err)
+	require.Equal(t, controlplane.TaskSubmitted, still.State)
+	ev, err = s.ListTaskEvents(ctx(t), a.ID)
+	require.NoError(t, err)
+	require.Len(t, ev, 1, "no admission event of the refused batch")
+
+	// Through admission to failed, alone.
+	failed, err := s.TransitionTask(ctx(t), controlplane.Transition{TaskID: a.ID, From: controlplane.TaskSubmitted,
+		Via: controlplane.TaskQueued, ViaReason: "admitted", To: controlplane.TaskFailed, Reason: "never fits", Actor: "scheduler"})
+	require.NoError(t, err)
+	require.Equal(t, controlplane.TaskFailed, failed.State)
+	ev, err = s.ListTaskEvents(ctx(t), a.ID)
+	require.NoError(t, err)
+	require.Len(t, ev, 3)
+	require.Equal(t, "never fits", ev[2].Reason)
+
+	// Steps outside the transition table are refused up front.
+	b := mkTask(t, s, 0, nil)
+	for _, tr := range []controlplane.Transition{
+		{TaskID: b.ID, From: controlplane.TaskSubmitted, Via: controlplane.TaskRunning, To: controlplane.TaskSucceeded},
+		{TaskID: b.ID, From: controlplane.TaskSubmitted, Via: controlplane.TaskQueued, To: controlplane.TaskRunning},
+		{TaskID: b.ID, From: controlplane.TaskSubmitted, Via: "limbo", To: controlplane.TaskScheduled},
+		{TaskID: b.ID, From: controlplane.TaskFailed, Via: controlplane.TaskQueued, To: controlplane.TaskScheduled, Retry: true},
+	} {
+		_, err := s.TransitionTask(ctx(t), tr)
+		require.Error(t, err, "%s → %s → %s", tr.From, tr.Via, tr.To)
+	}
+	still, err = s.GetTask(ctx(t), b.ID)
+	require.NoError(t, err)
+	require.Equal(t, controlplane.TaskSubmitted, still.State)
+}

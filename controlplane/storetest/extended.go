@@ -43,6 +43,7 @@ func RunExtended(t *testing.T, open FullOpener) {
 		{"BindTasks", testBindTasks},
 		{"BindTasksBatch", testBindTasksBatch},
 		{"TransitionTasks", testTransitionTasks},
+		{"AdmitAndBind", testAdmitAndBind},
 		{"RequeueAndRelease", testRequeueAndRelease},
 		{"Quotas", testQuotas},
 		{"PluginSettings", testPluginSettings},

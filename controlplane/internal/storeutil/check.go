@@ -88,8 +88,8 @@ func CheckUserUpdate(upd controlplane.UserUpdate) error {
 // CheckTransition validates tr before it reaches the database: the move must
 // be in the transition table, and Retry only makes sense for a move to queued.
 func CheckTransition(tr controlplane.Transition) error {
-	if !tr.From.Valid() || !tr.To.Valid() {
-		return controlplane.Invalidf("unknown task state in %q → %q", tr.From, tr.To)
+	if !tr.From.Valid() || !tr.To.Valid() || (tr.Via != "" && !tr.Via.Valid()) {
+		return controlplane.Invalidf("unknown task state in %q → %q → %q", tr.From, tr.Via, tr.To)
 	}
 	if err := tr.Check(); err != nil {
 		return err
