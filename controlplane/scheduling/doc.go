@@ -14,7 +14,9 @@
 //  4. retries: failed/timed-out tasks with retries left go back to queued
 //     after an exponential backoff;
 //  5. admission: submitted → queued after the quota check (refuse or keep
-//     queued, by the quota's policy);
+//     queued, by the quota's policy); a single task's admission is held
+//     for this tick's placement and written with its bind in one update
+//     (admit_bind.go), or at the tick's end if it is not placed;
 //  6. placement: queued tasks by priority then age, skipping those in
 //     backoff; bind = ledger rows + run assignment + queued → scheduled in
 //     one store transaction; gangs bind all members at once; a task that

@@ -39,7 +39,7 @@ type nodeRead struct {
 // the service lock: at 5,000 nodes it takes longer than several ticks'
 // placements, and the running loop reads in the background
 // (backgroundNodeRead) so placements never wait for it.
-func (s *Service) tick(ctx context.Context, read *nodeRead) error {
+func (s *Service) tick(ctx context.Context, read *nodeRead) (err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snap == nil {
@@ -71,6 +71,13 @@ func (s *Service) tick(ctx context.Context, read *nodeRead) error {
 		// their backoff).
 		clear(s.backoff)
 	}
+	// Admissions held for placement are written when the tick ends,
+	// whatever ends it.
+	defer func() {
+		if ferr := s.flushAdmissionsLocked(ctx); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("admission: %w", ferr))
+		}
+	}()
 	if err := s.admitLocked(ctx); err != nil {
 		return fmt.Errorf("admission: %w", err)
 	}
@@ -143,7 +150,8 @@ func sameSettings(a, b []controlplane.PluginSetting) bool {
 	return true
 }
 
-// admitLocked moves submitted tasks to queued after the quota check.
+// admitLocked moves submitted tasks to queued after the quota check (a
+// single task's admission is held for this tick's placement: admit_bind.go).
 func (s *Service) admitLocked(ctx context.Context) error {
 	tasks, err := s.store.ListTasksByState(ctx, []controlplane.TaskState{controlplane.TaskSubmitted}, maxQueueScan)
 	if err != nil {
@@ -185,7 +193,11 @@ func (s *Service) admitLocked(ctx context.Context) error {
 			}
 		}
 		tr := controlplane.Transition{TaskID: t.ID, From: controlplane.TaskSubmitted, To: to, Reason: reason, Actor: "scheduler"}
-		if !final {
+		switch {
+		case !final && t.Spec.Gang == "":
+			s.holdAdmissionLocked(t, tr) // written with its placement, or when the tick ends
+			continue
+		case !final:
 			admit = append(admit, tr) // written together below
 			continue
 		}

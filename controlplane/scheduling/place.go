@@ -50,6 +50,7 @@ func (s *Service) placeLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	queue = s.queueWithHeldLocked(queue)
 	s.m.queue.Set(float64(len(queue)))
 	now := s.now()
 	// Placements of single tasks are assumed in the cluster at once and
@@ -240,6 +241,7 @@ func (s *Service) commitBindLocked(ctx context.Context, group []*pending) error 
 			vendor: pd.vendors, slices: pd.placement.Slices, since: now, gang: t.Spec.Gang != ""}
 		delete(s.backoff, t.ID)
 		delete(s.attempts, t.ID)
+		s.admissionWrittenLocked(t.ID, true)
 		s.m.binds.Inc()
 		s.m.wait.WithLabelValues(t.Spec.Tenant).Observe(now.Sub(t.CreatedAt).Seconds())
 		if s.notify != nil {
@@ -287,8 +289,8 @@ func (s *Service) binding(ctx context.Context, pd *pending) (controlplane.Bindin
 	node := p.Node
 	return controlplane.Binding{Allocations: rows,
 		Assignment: &controlplane.Assignment{NodeID: node, Kind: controlplane.AssignRun, TaskID: t.ID, Payload: payload},
-		Transition: controlplane.Transition{TaskID: t.ID, From: controlplane.TaskQueued, To: controlplane.TaskScheduled,
-			Reason: placementReason(p, ni), Actor: "scheduler", NodeID: &node}}, nil
+		Transition: s.throughAdmission(controlplane.Transition{TaskID: t.ID, From: controlplane.TaskQueued,
+			To: controlplane.TaskScheduled, Reason: placementReason(p, ni), Actor: "scheduler", NodeID: &node})}, nil
 }
 
 func placementReason(p *model.Placement, ni *model.NodeInfo) string {

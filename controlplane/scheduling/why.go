@@ -122,11 +122,12 @@ func (s *Service) failLocked(ctx context.Context, t *controlplane.Task, _ *model
 	if err := s.markFinal(ctx, t.ID, reason); err != nil {
 		return err
 	}
-	_, err := s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: t.State, To: controlplane.TaskFailed,
-		Reason: reason, Actor: "scheduler"})
+	_, err := s.store.TransitionTask(ctx, s.throughAdmission(controlplane.Transition{TaskID: t.ID, From: t.State,
+		To: controlplane.TaskFailed, Reason: reason, Actor: "scheduler"}))
 	if err != nil && !errors.Is(err, controlplane.ErrConflict) {
 		return err
 	}
+	s.admissionWrittenLocked(t.ID, err == nil)
 	return nil
 }
 
@@ -136,11 +137,12 @@ func (s *Service) timeoutQueuedLocked(ctx context.Context, t *controlplane.Task)
 	if err := s.markFinal(ctx, t.ID, reason); err != nil {
 		return err
 	}
-	_, err := s.store.TransitionTask(ctx, controlplane.Transition{TaskID: t.ID, From: controlplane.TaskQueued,
-		To: controlplane.TaskTimedOut, Reason: reason, Actor: "scheduler"})
+	_, err := s.store.TransitionTask(ctx, s.throughAdmission(controlplane.Transition{TaskID: t.ID, From: controlplane.TaskQueued,
+		To: controlplane.TaskTimedOut, Reason: reason, Actor: "scheduler"}))
 	if err != nil && !errors.Is(err, controlplane.ErrConflict) {
 		return err
 	}
+	s.admissionWrittenLocked(t.ID, err == nil)
 	return nil
 }
 
