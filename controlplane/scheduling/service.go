@@ -78,7 +78,7 @@ type Service struct {
 	backoff  map[int64]time.Time // task → next attempt
 	attempts map[int64]int       // failed cycles per task
 	waiting  map[string][]*pending
-	held     heldAdmissions // this tick's admissions not yet written (admit_bind.go)
+	held     heldAdmissions               // this tick's admissions not yet written (admit_bind.go)
 	settings []controlplane.PluginSetting // applied
 	lastTick time.Time
 	quotas   []*controlplane.Quota
