@@ -35,3 +35,19 @@ func TestLeaseHolders(t *testing.T) {
 func TestBillingConformance(t *testing.T) {
 	storetest.RunBilling(t, func(t *testing.T) storetest.BillingStore { return pgtest.Open(t) })
 }
+
+// TestNodeInventoryAcrossHandles opens two pools on one schema, as two
+// servers sharing one PostgreSQL.
+func TestNodeInventoryAcrossHandles(t *testing.T) {
+	storetest.RunNodeInventoryAcrossHandles(t, func(t *testing.T) (a, b storetest.FullStore) {
+		dsn := pgtest.Schema(t)
+		var dbs [2]*postgres.DB
+		for i := range dbs {
+			db, err := postgres.Open(context.Background(), dsn, postgres.Options{MaxConns: 8})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			dbs[i] = db
+		}
+		return dbs[0], dbs[1]
+	})
+}

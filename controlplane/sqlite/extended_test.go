@@ -33,3 +33,18 @@ func TestLeaseHolders(t *testing.T) {
 func TestBillingConformance(t *testing.T) {
 	storetest.RunBilling(t, func(t *testing.T) storetest.BillingStore { return openTest(t) })
 }
+
+// TestNodeInventoryAcrossHandles opens the same file twice, as two servers.
+func TestNodeInventoryAcrossHandles(t *testing.T) {
+	storetest.RunNodeInventoryAcrossHandles(t, func(t *testing.T) (a, b storetest.FullStore) {
+		path := filepath.Join(t.TempDir(), "nodes.db")
+		var dbs [2]*sqlite.DB
+		for i := range dbs {
+			db, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			dbs[i] = db
+		}
+		return dbs[0], dbs[1]
+	})
+}

@@ -34,6 +34,7 @@ func RunExtended(t *testing.T, open FullOpener) {
 		{"Enroll", testEnroll},
 		{"Heartbeats", testHeartbeats},
 		{"ListNodes", testListNodes},
+		{"NodeListInventories", testNodeListInventories},
 		{"Assignments", testAssignments},
 		{"ApplyNodeStatus", testApplyNodeStatus},
 		{"RunsToStop", testRunsToStop},

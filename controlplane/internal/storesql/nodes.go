@@ -9,29 +9,91 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/internal/storeutil"
 )
 
-const nodeCols = `id, hostname, os, arch, version, labels, state, cordoned, draining, health, cpu_count,
-	memory_total_mib, memory_free_mib, inventory, running, api_key_prefix, last_heartbeat, last_status_seq,
-	created_at, updated_at`
+// nodeCols are a node's columns; nodeListCols leave out the inventory,
+// which a list reads only for the nodes whose inventory hash it does not
+// hold decoded (fillInventories).
+const (
+	nodeColsHead = `id, hostname, os, arch, version, labels, state, cordoned, draining, health, cpu_count,
+	memory_total_mib, memory_free_mib, `
+	nodeColsTail = `running, api_key_prefix, last_heartbeat, last_status_seq, created_at, updated_at, inventory_hash`
+	nodeCols     = nodeColsHead + `inventory, ` + nodeColsTail
+	nodeListCols = nodeColsHead + nodeColsTail
+)
 
 func (q Queries) scanNode(row Row) (*controlplane.Node, error) {
-	var n controlplane.Node
-	var labels, inv, running []byte
-	var seq int64
-	d := q.db
-	if err := row.Scan(&n.ID, &n.Hostname, &n.OS, &n.Arch, &n.Version, &labels, &n.State, &n.Cordoned,
-		&n.Draining, &n.Health, &n.CPUCount, &n.MemoryTotalMiB, &n.MemoryFreeMiB, &inv, &running,
-		&n.APIKeyPrefix, d.ScanNullTime(&n.LastHeartbeat), &seq, d.ScanTime(&n.CreatedAt), d.ScanTime(&n.UpdatedAt)); err != nil {
+	var inv []byte
+	n, hash, err := q.scanNodeCols(row, &inv)
+	if err != nil {
 		return nil, err
+	}
+	if n.Inventory, err = q.inv.decode(n.ID, hash, inv); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// scanNodeCols scans nodeCols, or nodeListCols when inv is nil (the
+// inventory is then left for the caller, with the hash returned).
+func (q Queries) scanNodeCols(row Row, inv *[]byte) (*controlplane.Node, string, error) {
+	var n controlplane.Node
+	var labels, running []byte
+	var seq int64
+	var hash string
+	d := q.db
+	dest := []any{&n.ID, &n.Hostname, &n.OS, &n.Arch, &n.Version, &labels, &n.State, &n.Cordoned,
+		&n.Draining, &n.Health, &n.CPUCount, &n.MemoryTotalMiB, &n.MemoryFreeMiB}
+	if inv != nil {
+		dest = append(dest, inv)
+	}
+	dest = append(dest, &running, &n.APIKeyPrefix, d.ScanNullTime(&n.LastHeartbeat), &seq, d.ScanTime(&n.CreatedAt),
+		d.ScanTime(&n.UpdatedAt), &hash)
+	if err := row.Scan(dest...); err != nil {
+		return nil, "", err
 	}
 	if err := storeutil.DecodeNode(&n, labels, []byte("null"), running); err != nil {
-		return nil, err
-	}
-	var err error
-	if n.Inventory, err = q.inv.decode(n.ID, inv); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	n.LastStatusSeq = uint64(seq)
-	return &n, nil
+	return &n, hash, nil
+}
+
+// fillInventories sets the inventories of listed nodes: from the cache
+// where it holds the node's current hash, else read and decoded (one
+// statement for all of them).
+func (q Queries) fillInventories(ctx context.Context, c Conn, nodes []*controlplane.Node, hashes map[string]string) error {
+	byID := map[string]*controlplane.Node{}
+	var missing []string
+	for _, n := range nodes {
+		if inv, ok := q.inv.lookup(n.ID, hashes[n.ID]); ok {
+			n.Inventory = inv
+			continue
+		}
+		byID[n.ID] = n
+		missing = append(missing, n.ID)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	a := q.args()
+	type stored struct {
+		id, hash string
+		raw      []byte
+	}
+	rows, err := all(ctx, c, func(r Row) (stored, error) {
+		var s stored
+		return s, r.Scan(&s.id, &s.raw, &s.hash)
+	}, `SELECT id, inventory, inventory_hash FROM nodes WHERE id IN (`+q.inList(a, missing)+`)`, a.Vals...)
+	if err != nil {
+		return err
+	}
+	for _, s := range rows {
+		inv, err := q.inv.decode(s.id, s.hash, s.raw)
+		if err != nil {
+			return err
+		}
+		byID[s.id].Inventory = inv
+	}
+	return nil
 }
 
 // EnrollNode consumes the bootstrap token and inserts n in one transaction.
@@ -63,9 +125,9 @@ func (q Queries) EnrollNode(ctx context.Context, tokenHash string, n *controlpla
 		storeutil.PrepareEnroll(n, now)
 		if _, err := c.Exec(ctx, `INSERT INTO nodes (id, hostname, os, arch, version, labels, state,
 			health, cpu_count, memory_total_mib, memory_free_mib, inventory, api_key_prefix, last_heartbeat,
-			created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14)`,
+			created_at, updated_at, inventory_hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $14, $15)`,
 			n.ID, n.Hostname, n.OS, n.Arch, n.Version, labels, n.State, n.Health, n.CPUCount, n.MemoryTotalMiB,
-			n.MemoryFreeMiB, inv, n.APIKeyPrefix, q.db.Time(now)); err != nil {
+			n.MemoryFreeMiB, inv, n.APIKeyPrefix, q.db.Time(now), storeutil.InventoryHash(inv)); err != nil {
 			return fmt.Errorf("insert node: %w", err)
 		}
 		return nil
@@ -98,22 +160,32 @@ func (q Queries) ListNodes(ctx context.Context, f controlplane.NodeFilter) ([]*c
 	var out []*controlplane.Node
 	var total int
 	err := q.db.ReadTx(ctx, func(c Conn) error {
+		hashes := map[string]string{}
+		scan := func(r Row) (*controlplane.Node, error) {
+			n, hash, err := q.scanNodeCols(r, nil)
+			if err == nil {
+				hashes[n.ID] = hash
+			}
+			return n, err
+		}
 		var err error
-		total, err = page(ctx, c, "nodes", where, a, "id", f.Page, nodeCols, q.scanNode, &out)
-		return err
+		if total, err = page(ctx, c, "nodes", where, a, "id", f.Page, nodeListCols, scan, &out); err != nil {
+			return err
+		}
+		return q.fillInventories(ctx, c, out, hashes)
 	})
 	return out, total, err
 }
 
 // RecordHeartbeat stores a heartbeat and marks the node online.
 func (q Queries) RecordHeartbeat(ctx context.Context, id string, hb controlplane.NodeHeartbeat) (*controlplane.Node, error) {
-	var inv any // NULL keeps the stored inventory
+	var inv, hash any // NULL keeps the stored inventory and its hash
 	s, keep, err := storeutil.HeartbeatInventory(hb.Inventory)
 	if err != nil {
 		return nil, err
 	}
 	if !keep {
-		inv = s
+		inv, hash = s, storeutil.InventoryHash(s)
 	}
 	at := hb.At
 	if at.IsZero() {
@@ -124,9 +196,9 @@ func (q Queries) RecordHeartbeat(ctx context.Context, id string, hb controlplane
 		var err error
 		n, err = q.scanNode(c.QueryRow(ctx, `UPDATE nodes SET state = 'online', health = $1, cpu_count = $2,
 			memory_total_mib = $3, memory_free_mib = $4, inventory = COALESCE($5, inventory), running = $6,
-			last_heartbeat = $7, updated_at = $8 WHERE id = $9 RETURNING `+nodeCols,
+			last_heartbeat = $7, updated_at = $8, inventory_hash = COALESCE($10, inventory_hash) WHERE id = $9 RETURNING `+nodeCols,
 			hb.Health, hb.CPUCount, hb.MemoryTotalMiB, hb.MemoryFreeMiB, inv, storeutil.RunningJSON(hb.Running),
-			q.db.Time(storeutil.Trunc(at)), q.db.Time(q.db.Now()), id))
+			q.db.Time(storeutil.Trunc(at)), q.db.Time(q.db.Now()), id, hash))
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,8 @@
 package storeutil
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -156,4 +158,11 @@ func CheckLease(name, holder string, ttl time.Duration) error {
 		return controlplane.Invalidf("lease needs a name, a holder and a positive ttl")
 	}
 	return nil
+}
+
+// InventoryHash names a stored inventory's text: readers that hold the
+// decoded inventory for this hash need not read the text again.
+func InventoryHash(stored string) string {
+	sum := sha256.Sum256([]byte(stored))
+	return hex.EncodeToString(sum[:16])
 }
