@@ -2,44 +2,40 @@ package scheduling
 
 import (
 	"context"
-	"log/slog"
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
 )
 
-// transitionCounter counts the scheduler's task writes by kind.
+// transitionCounter counts bind transactions and the admissions written on
+// their own (submitted → queued).
 type transitionCounter struct {
 	Store
-	mu                   sync.Mutex
-	single, batch, binds int
-	admitted             int // admissions written on their own (submitted → queued)
+	mu              sync.Mutex
+	binds, admitted int
 }
 
-func (c *transitionCounter) TransitionTask(ctx context.Context, tr controlplane.Transition) (*controlplane.Task, error) {
+func (c *transitionCounter) countAdmissions(trs ...controlplane.Transition) {
 	c.mu.Lock()
-	c.single++
-	if tr.From == controlplane.TaskSubmitted && tr.To == controlplane.TaskQueued {
-		c.admitted++
-	}
-	c.mu.Unlock()
-	return c.Store.TransitionTask(ctx, tr)
-}
-
-func (c *transitionCounter) TransitionTasks(ctx context.Context, trs []controlplane.Transition) ([]*controlplane.Task, error) {
-	c.mu.Lock()
-	c.batch++
+	defer c.mu.Unlock()
 	for _, tr := range trs {
 		if tr.From == controlplane.TaskSubmitted && tr.To == controlplane.TaskQueued {
 			c.admitted++
 		}
 	}
-	c.mu.Unlock()
+}
+
+func (c *transitionCounter) TransitionTask(ctx context.Context, tr controlplane.Transition) (*controlplane.Task, error) {
+	c.countAdmissions(tr)
+	return c.Store.TransitionTask(ctx, tr)
+}
+
+func (c *transitionCounter) TransitionTasks(ctx context.Context, trs []controlplane.Transition) ([]*controlplane.Task, error) {
+	c.countAdmissions(trs...)
 	return c.Store.TransitionTasks(ctx, trs)
 }
 
@@ -57,8 +53,7 @@ func (c *transitionCounter) BindTasks(ctx context.Context, bs []controlplane.Bin
 func TestAdmitAndPlaceInOneWrite(t *testing.T) {
 	h := newHarness(t, Config{})
 	cs := &transitionCounter{Store: h.db}
-	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
-	require.NoError(t, err)
+	svc := h.serviceOn(cs)
 	h.svc = svc
 	h.addNode("n1", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
 	require.NoError(t, h.svc.Tick(h.ctx, true))

@@ -3,11 +3,9 @@ package scheduling
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
@@ -58,8 +56,7 @@ func TestBindBatch(t *testing.T) {
 			if !tc.race {
 				rs.once.Do(func() {})
 			}
-			svc, err := New(Options{Store: rs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
-			require.NoError(t, err)
+			svc := h.serviceOn(rs)
 			h.svc = svc
 			nodes := (tc.tasks + 7) / 8
 			for i := range nodes {

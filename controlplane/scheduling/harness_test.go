@@ -75,6 +75,15 @@ func newHarness(t testing.TB, cfg Config) *harness {
 	return h
 }
 
+// serviceOn is a second scheduler on st (a wrapper of h.db that counts or
+// races calls), on the harness's clock, with default config.
+func (h *harness) serviceOn(st Store) *Service {
+	h.t.Helper()
+	svc, err := New(Options{Store: st, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
+	require.NoError(h.t, err)
+	return svc
+}
+
 // addNode enrolls a node with count devices of vendor/model.
 func (h *harness) addNode(id, vendor, model string, count int, memMiB int64) *fakeAgent {
 	h.t.Helper()

@@ -35,8 +35,7 @@ func (c *countingStore) ListNodes(ctx context.Context, f controlplane.NodeFilter
 func TestAdmitTaskFleetCache(t *testing.T) {
 	h := newHarness(t, Config{})
 	cs := &countingStore{Store: h.db}
-	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
-	require.NoError(t, err)
+	svc := h.serviceOn(cs)
 	for i := range 20 {
 		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
 	}
@@ -86,8 +85,7 @@ func TestAdmitTaskFleetCache(t *testing.T) {
 func TestLeaderSyncFeedsFleetView(t *testing.T) {
 	h := newHarness(t, Config{})
 	cs := &countingStore{Store: h.db}
-	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
-	require.NoError(t, err)
+	svc := h.serviceOn(cs)
 	for i := range 5 {
 		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
 	}
@@ -131,8 +129,7 @@ func TestLeaderSyncFeedsFleetView(t *testing.T) {
 func TestBackgroundNodeRead(t *testing.T) {
 	h := newHarness(t, Config{})
 	cs := &countingStore{Store: h.db}
-	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
-	require.NoError(t, err)
+	svc := h.serviceOn(cs)
 	h.addNode("n1", inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
 	require.NoError(t, svc.Tick(h.ctx, false))
 	require.Nil(t, svc.nodeReads.take(), "nothing read yet")
@@ -200,8 +197,7 @@ func TestFirstSubmissionsShareOneFleetRead(t *testing.T) {
 		h.addNode(fmt.Sprintf("n%02d", i), inventory.VendorNVIDIA, "NVIDIA H100 80GB HBM3", 8, 81559)
 	}
 	cs := &countingStore{Store: h.db}
-	svc, err := New(Options{Store: cs, Logger: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Now: h.clk.Now, Holder: "test"})
-	require.NoError(t, err)
+	svc := h.serviceOn(cs)
 	spec := controlplane.TaskSpec{DeviceCount: 1, ComputePercent: 50}
 	var wg sync.WaitGroup
 	start := make(chan struct{})

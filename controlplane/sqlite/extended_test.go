@@ -15,19 +15,22 @@ func TestExtendedConformance(t *testing.T) {
 	storetest.RunExtended(t, func(t *testing.T) storetest.FullStore { return openTest(t) })
 }
 
+// twoHandles opens one new database file twice, as two servers would.
+func twoHandles(t *testing.T) (a, b *sqlite.DB) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	var dbs [2]*sqlite.DB
+	for i := range dbs {
+		db, err := sqlite.Open(t.Context(), path, sqlite.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = db.Close() })
+		dbs[i] = db
+	}
+	return dbs[0], dbs[1]
+}
+
 // TestLeaseHolders opens the same file twice, as two servers would.
 func TestLeaseHolders(t *testing.T) {
-	storetest.RunLeaseHolders(t, func(t *testing.T) (a, b controlplane.SchedulingStore) {
-		path := filepath.Join(t.TempDir(), "lease.db")
-		var dbs [2]*sqlite.DB
-		for i := range dbs {
-			db, err := sqlite.Open(t.Context(), path, sqlite.Options{})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = db.Close() })
-			dbs[i] = db
-		}
-		return dbs[0], dbs[1]
-	})
+	storetest.RunLeaseHolders(t, func(t *testing.T) (a, b controlplane.SchedulingStore) { return twoHandles(t) })
 }
 
 func TestBillingConformance(t *testing.T) {
@@ -36,15 +39,5 @@ func TestBillingConformance(t *testing.T) {
 
 // TestNodeInventoryAcrossHandles opens the same file twice, as two servers.
 func TestNodeInventoryAcrossHandles(t *testing.T) {
-	storetest.RunNodeInventoryAcrossHandles(t, func(t *testing.T) (a, b storetest.FullStore) {
-		path := filepath.Join(t.TempDir(), "nodes.db")
-		var dbs [2]*sqlite.DB
-		for i := range dbs {
-			db, err := sqlite.Open(t.Context(), path, sqlite.Options{})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = db.Close() })
-			dbs[i] = db
-		}
-		return dbs[0], dbs[1]
-	})
+	storetest.RunNodeInventoryAcrossHandles(t, func(t *testing.T) (a, b storetest.FullStore) { return twoHandles(t) })
 }
