@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sort"
@@ -26,6 +27,8 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/postgres/pgtest"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/receivers/inventory"
+	"github.com/heteroflow/heteroflow/scheduler/model"
+	"github.com/heteroflow/heteroflow/scheduler/sim"
 )
 
 // The live loop at scale (run by hand, not in `make test`: it takes
@@ -37,7 +40,8 @@ import (
 //
 // HETEROFLOW_SCALE_PROFILE=cpu.pprof writes a CPU profile of the run;
 // HETEROFLOW_SCALE_CLIENTS sets how many clients submit at once (default
-// 16).
+// 16); HETEROFLOW_SCALE_TRACE=<openb pod list> draws the tasks from a
+// trace's GPU pods instead of the built-in mix (see traceMix).
 // The assembled server on PostgreSQL; nodes × 8 H100 enrolled through the
 // store and heartbeating every 10 s through it (what the agent API's
 // handlers call); tasks posted over HTTP by the clients, each sending its
@@ -51,6 +55,7 @@ const (
 	envScaleTasks   = "HETEROFLOW_SCALE_TASKS"
 	envScaleProfile = "HETEROFLOW_SCALE_PROFILE"
 	envScaleClients = "HETEROFLOW_SCALE_CLIENTS"
+	envScaleTrace   = "HETEROFLOW_SCALE_TRACE"
 )
 
 func TestLiveLoopAtScale(t *testing.T) {
@@ -68,6 +73,10 @@ func TestLiveLoopAtScale(t *testing.T) {
 		require.NoError(t, err, envScaleClients)
 		require.Positive(t, n, envScaleClients)
 		clients = n
+	}
+	mix, mixName := scaleSpec, "built-in (mean 0.525 devices per task)"
+	if path := os.Getenv(envScaleTrace); path != "" {
+		mix, mixName = traceMix(t, path, tasks, nodes*8)
 	}
 	dsn := pgtest.Schema(t)
 	s := startServerWith(t, t.TempDir(), func(c *server.Config) { c.DB = dsn })
@@ -116,7 +125,7 @@ func TestLiveLoopAtScale(t *testing.T) {
 
 	loadBefore, cpuBefore := loadAverage(), processCPU()
 	start := time.Now()
-	submitLat := submitScaleTasks(t, s, admin, tasks, clients)
+	submitLat := submitScaleTasks(t, s, admin, tasks, clients, mix)
 	submitted := time.Since(start)
 	waitAllBound(t, dsn, tasks, 5*time.Minute)
 	wall := time.Since(start)
@@ -134,7 +143,8 @@ func TestLiveLoopAtScale(t *testing.T) {
 
 	listMu.Lock()
 	defer listMu.Unlock()
-	t.Logf("scale run: %d nodes × 8, %d tasks, %d clients, GOMAXPROCS %d", nodes, tasks, clients, runtime.GOMAXPROCS(0))
+	t.Logf("scale run: %d nodes × 8, %d tasks, %d clients, GOMAXPROCS %d; task mix %s", nodes, tasks, clients,
+		runtime.GOMAXPROCS(0), mixName)
 	t.Logf("submissions: %v for %d (%.0f/s), HTTP p50 %v p99 %v", submitted.Round(time.Millisecond), tasks,
 		float64(tasks)/submitted.Seconds(), pct(submitLat, 50), pct(submitLat, 99))
 	t.Logf("submit→bound: p1 %v p50 %v p99 %v max %v", pct(bound, 1), pct(bound, 50), pct(bound, 99), pct(bound, 100))
@@ -304,7 +314,51 @@ func scaleSpec(i int) map[string]any {
 	return spec
 }
 
-func submitScaleTasks(t *testing.T, s *testServer, admin string, n, clients int) []time.Duration {
+// traceMix draws task i from the GPU pods of an openb pod list, in the
+// trace's order and cycling through it: num_gpu devices, each at gpu_milli
+// of compute and the same share of an H100's memory. The trace's model
+// constraints and CPU requests are left out (the fleet is one model, and
+// the measurement is of the placement loop, not of CPU packing). The test
+// refuses a mix whose demand would not fit the fleet with room to spare,
+// since it waits for every task to be bound.
+func traceMix(t *testing.T, path string, tasks, devices int) (func(int) map[string]any, string) {
+	all, err := sim.LoadTasks(path)
+	require.NoError(t, err, envScaleTrace)
+	var pods []model.Request
+	for _, r := range all {
+		if r.DeviceCount > 0 {
+			pods = append(pods, r)
+		}
+	}
+	require.NotEmpty(t, pods, "%s has no GPU pods", path)
+	// The API's smallest compute share is 10 %: smaller trace shares are
+	// raised to it.
+	const h100MiB, minPercent = 81559, 10
+	percent := func(r model.Request) int { return max(minPercent, int(r.ComputeMilli)/10) }
+	spec := func(i int) map[string]any {
+		r := pods[i%len(pods)]
+		s := map[string]any{"name": fmt.Sprintf("scale-%d", i), "command": []string{"true"}, "qos": "bronze",
+			"device_count": r.DeviceCount, "compute_percent": percent(r)}
+		if r.ComputeMilli < 1000 {
+			s["memory_mib"] = percent(r) * h100MiB / 100
+		}
+		return s
+	}
+	demand, fractional := 0.0, 0
+	for i := range tasks {
+		r := pods[i%len(pods)]
+		demand += float64(r.DeviceCount*percent(r)) / 100
+		if r.ComputeMilli < 1000 {
+			fractional++
+		}
+	}
+	require.LessOrEqual(t, demand, 0.9*float64(devices),
+		"the first %d GPU pods of %s ask for %.0f devices; the fleet has %d (use fewer tasks or more nodes)", tasks, path, demand, devices)
+	return spec, fmt.Sprintf("%s (%d GPU pods cycled; %.3f devices per task, %d%% fractional)",
+		filepath.Base(path), len(pods), demand/float64(tasks), 100*fractional/tasks)
+}
+
+func submitScaleTasks(t *testing.T, s *testServer, admin string, n, clients int, spec func(int) map[string]any) []time.Duration {
 	lat := make([]time.Duration, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -319,7 +373,7 @@ func submitScaleTasks(t *testing.T, s *testServer, admin string, n, clients int)
 					return
 				}
 				t0 := time.Now()
-				if r := s.do(http.MethodPost, "/api/v1/tasks", admin, scaleSpec(i)); r.Status != http.StatusCreated {
+				if r := s.do(http.MethodPost, "/api/v1/tasks", admin, spec(i)); r.Status != http.StatusCreated {
 					if failed.Add(1) == 1 {
 						t.Errorf("submit %d: HTTP %d %s", i, r.Status, r.Body)
 					}
