@@ -83,10 +83,14 @@ type Workflow struct {
 	Generation int
 	// ResubmittedFrom is the workflow this one was resubmitted from (0 none).
 	ResubmittedFrom int64
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	StartedAt       *time.Time // set when it starts running, and again on a retry
-	FinishedAt      *time.Time
+	// SubmitKey, set at creation, makes the submission idempotent (as a
+	// task's); it is written with the workflow and not read back (see
+	// WorkflowBySubmitKey).
+	SubmitKey  *SubmitKey
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time // set when it starts running, and again on a retry
+	FinishedAt *time.Time
 }
 
 // WorkflowStep is one step instance: a spec step, or one item of a fan-out
@@ -170,8 +174,15 @@ type WorkflowUpdate struct {
 type WorkflowStore interface {
 	// CreateWorkflow stores w in WorkflowPending with its steps (all
 	// StepPending) and a first event; sets ID, State, Owner and times.
+	// A w.SubmitKey its owner already holds on another workflow is
+	// ErrConflict, and nothing is stored.
 	CreateWorkflow(ctx context.Context, w *Workflow, steps []*WorkflowStep) error
 	GetWorkflow(ctx context.Context, id int64) (*Workflow, error)
+	// WorkflowBySubmitKey returns the workflow ownerID submitted with the
+	// idempotency key and the request hash stored with it; ErrNotFound
+	// when the owner holds no such key (never used, or cleared by
+	// retention).
+	WorkflowBySubmitKey(ctx context.Context, ownerID int64, key string) (*Workflow, string, error)
 	// ListWorkflows returns a page, newest first, and the total.
 	ListWorkflows(ctx context.Context, f WorkflowFilter) ([]*Workflow, int, error)
 	// ListWorkflowSteps returns the steps in the order they were created.

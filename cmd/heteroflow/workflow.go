@@ -47,6 +47,7 @@ func readDocument(cmd *cobra.Command, path string) (string, error) {
 func workflowSubmitCmd(cf *clientFlags, validateOnly bool) *cobra.Command {
 	var params []string
 	var wait time.Duration
+	var key string
 	use, short := "submit FILE", "Submit a workflow from a YAML or JSON file (- = stdin) / 提交工作流"
 	if validateOnly {
 		use, short = "validate FILE", "Validate a workflow file without submitting it / 校验工作流文件"
@@ -82,7 +83,10 @@ func workflowSubmitCmd(cf *clientFlags, validateOnly bool) *cobra.Command {
 				fmt.Fprintf(out, "workflow %q is valid: %d steps, %d edges / 校验通过\n", p.Name, len(p.Steps), len(p.Edges))
 				return nil
 			}
-			w, err := c.SubmitWorkflow(cmd.Context(), in)
+			if key == "" {
+				key = client.NewIdempotencyKey()
+			}
+			w, err := c.SubmitWorkflowOnce(cmd.Context(), in, key)
 			if err != nil {
 				return err
 			}
@@ -110,6 +114,7 @@ func workflowSubmitCmd(cf *clientFlags, validateOnly bool) *cobra.Command {
 	cmd.Flags().StringArrayVar(&params, "param", nil, "parameter override NAME=VALUE, repeatable / 参数覆盖")
 	if !validateOnly {
 		cmd.Flags().DurationVar(&wait, "wait", 0, "wait up to this long for the end; non-zero exit unless it succeeded / 等待结束")
+		cmd.Flags().StringVar(&key, "idempotency-key", "", "Idempotency-Key sent with the submission (default: a random one); running the command again with the same key, file and parameters answers the workflow already created, for 24 h / 幂等键（默认随机生成）：相同键、文件与参数重复执行返回已创建的工作流")
 	}
 	return cmd
 }

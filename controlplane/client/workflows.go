@@ -25,9 +25,22 @@ func (c *Client) ValidateWorkflow(ctx context.Context, in apitypes.WorkflowSubmi
 	return &p, nil
 }
 
-// SubmitWorkflow creates a workflow.
+// SubmitWorkflow creates a workflow. Like SubmitTask it sends a fresh
+// Idempotency-Key, so that a retry on the next server after one died
+// before answering returns the workflow the first attempt created.
 func (c *Client) SubmitWorkflow(ctx context.Context, in apitypes.WorkflowSubmitJSON) (*apitypes.WorkflowDetailJSON, error) {
-	return c.workflowCall(ctx, http.MethodPost, "/api/v1/workflows", in)
+	return c.SubmitWorkflowOnce(ctx, in, NewIdempotencyKey())
+}
+
+// SubmitWorkflowOnce creates a workflow with the caller's Idempotency-Key:
+// the same key and request again (for 24 h) answer the workflow the first
+// created; the same key with another request is a 409.
+func (c *Client) SubmitWorkflowOnce(ctx context.Context, in apitypes.WorkflowSubmitJSON, key string) (*apitypes.WorkflowDetailJSON, error) {
+	var w apitypes.WorkflowDetailJSON
+	if err := c.doWith(ctx, http.MethodPost, "/api/v1/workflows", in, &w, http.Header{IdempotencyHeader: {key}}); err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // GetWorkflow fetches a workflow with its steps.

@@ -128,12 +128,13 @@ func (a *API) replaySubmit(ctx context.Context, p *auth.Principal, key *controlp
 	return &createTaskOut{Replayed: "true", Body: taskJSONFor(p, t)}, nil
 }
 
-// submitHash identifies a submission's request: the SHA-256 of its body as
-// decoded (so field order and spacing do not matter).
-func submitHash(body TaskSpecJSON) string {
+// submitHash identifies a submission's request (a task spec, a workflow
+// submission): the SHA-256 of its body as decoded, so field order and
+// spacing do not matter.
+func submitHash[B TaskSpecJSON | WorkflowSubmitJSON](body B) string {
 	b, err := json.Marshal(body)
 	if err != nil {
-		panic(fmt.Sprintf("task spec does not encode: %v", err)) // a plain struct always does
+		panic(fmt.Sprintf("submission does not encode: %v", err)) // a plain struct always does
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -71,7 +72,7 @@ func (a *API) RegisterWorkflows(st controlplane.WorkflowStore, kick func()) {
 		Summary: "Validate a workflow document and return its step instances and graph", Tags: tags},
 		Perm(auth.ResTasks, auth.ActRead), h.validate)
 	Register(a, huma.Operation{OperationID: "submit-workflow", Metadata: Audited("workflow.create"), Method: http.MethodPost, Path: p,
-		Summary: "Submit a workflow (YAML or JSON document)", Tags: tags, DefaultStatus: http.StatusCreated},
+		Summary: "Submit a workflow (YAML or JSON document)", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{409}},
 		Perm(auth.ResTasks, auth.ActWrite), h.submit)
 	Register(a, huma.Operation{OperationID: "list-workflows", Method: http.MethodGet, Path: p,
 		Summary: "List workflows (role user: own only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.list)
@@ -147,8 +148,25 @@ func (h *workflowAPI) validate(ctx context.Context, in *struct{ Body WorkflowSub
 	return &Body[WorkflowPlanJSON]{Body: WorkflowPlanJSON{Name: s.Name, Steps: steps, Edges: edges}}, nil
 }
 
-func (h *workflowAPI) submit(ctx context.Context, in *struct{ Body WorkflowSubmitJSON }) (*Body[WorkflowDetailJSON], error) {
+type submitWorkflowIn struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Makes the submission safe to retry: a second request with the same key from the same caller and the same body is answered with the workflow the first one created (header Idempotent-Replayed: true) instead of creating another; the same key with a different body is refused (409, code idempotency_key_reused). Keys are kept 24 hours; a task's key and a workflow's are separate."`
+	Body           WorkflowSubmitJSON
+}
+
+type submitWorkflowOut struct {
+	Replayed string `header:"Idempotent-Replayed" doc:"true when the workflow was created by an earlier request with the same Idempotency-Key"`
+	Body     WorkflowDetailJSON
+}
+
+func (h *workflowAPI) submit(ctx context.Context, in *submitWorkflowIn) (*submitWorkflowOut, error) {
 	p := PrincipalFrom(ctx)
+	var key *controlplane.SubmitKey
+	if in.IdempotencyKey != "" {
+		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: submitHash(in.Body)}
+		if out, err := h.replaySubmit(ctx, p, key); out != nil || err != nil {
+			return out, err
+		}
+	}
 	// The workflow's tasks run in the caller's current tenant: it must
 	// still admit the caller, as a task submitted there would.
 	probe := controlplane.TaskSpec{}
@@ -156,13 +174,46 @@ func (h *workflowAPI) submit(ctx context.Context, in *struct{ Body WorkflowSubmi
 		return nil, err
 	}
 	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: []byte(in.Body.Document), Params: in.Body.Params,
-		OwnerID: p.UserID, Owner: p.Username, Tenant: p.Tenant})
+		OwnerID: p.UserID, Owner: p.Username, Tenant: p.Tenant, SubmitKey: key})
 	if err != nil {
+		if key != nil && errors.Is(err, controlplane.ErrConflict) {
+			// The same key raced in through another request or server.
+			if out, rerr := h.replaySubmit(ctx, p, key); out != nil || rerr != nil {
+				return out, rerr
+			}
+		}
 		return nil, err
 	}
 	SetAudit(ctx, "workflow.create", workflowTarget(w.ID))
 	h.kick()
-	return h.detail(ctx, w)
+	d, err := h.detail(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return &submitWorkflowOut{Body: d.Body}, nil
+}
+
+// replaySubmit answers a submission whose Idempotency-Key the caller has
+// used before: with the workflow it created when the request is the same,
+// a coded conflict when it is not; nil, nil when the key is new.
+func (h *workflowAPI) replaySubmit(ctx context.Context, p *auth.Principal, key *controlplane.SubmitKey) (*submitWorkflowOut, error) {
+	w, hash, err := h.st.WorkflowBySubmitKey(ctx, p.UserID, key.Key)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idempotency key: %w", err)
+	}
+	if hash != key.Hash {
+		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_reused", []string{"workflow", strconv.FormatInt(w.ID, 10)},
+			"Idempotency-Key already used for workflow %d with a different request", w.ID)
+	}
+	SetAudit(ctx, "workflow.create", workflowTarget(w.ID))
+	d, err := h.detail(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	return &submitWorkflowOut{Replayed: "true", Body: d.Body}, nil
 }
 
 func (h *workflowAPI) detail(ctx context.Context, w *controlplane.Workflow) (*Body[WorkflowDetailJSON], error) {

@@ -40,8 +40,8 @@ type Config struct {
 	TaskLogMaxBytes  int64
 	TaskEventMaxAge  time.Duration
 	TaskEventMaxRows int64
-	// SubmitKeyMaxAge is how long a task keeps the idempotency key it was
-	// submitted with, so that a client's retries find it (default 24 h).
+	// SubmitKeyMaxAge is how long a task or workflow keeps the idempotency
+	// key it was submitted with, so that a client's retries find it (default 24 h).
 	SubmitKeyMaxAge time.Duration
 }
 

@@ -33,6 +33,7 @@ func RunWorkflows(t *testing.T, open WorkflowOpener) {
 		{"ReleaseOnce", testWorkflowReleaseOnce},
 		{"Retry", testWorkflowRetry},
 		{"TaskOutputs", testTaskOutputs},
+		{"SubmitKeys", testWorkflowSubmitKeys},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -18,6 +18,9 @@ type Submission struct {
 	Tenant   string
 	// ResubmittedFrom links a resubmission to its original (0 none).
 	ResubmittedFrom int64
+	// SubmitKey makes the submission idempotent (nil: none); a key its
+	// owner already holds is controlplane.ErrConflict.
+	SubmitKey *controlplane.SubmitKey
 }
 
 // Submit validates the document and stores the workflow with every step
@@ -37,7 +40,8 @@ func Submit(ctx context.Context, st controlplane.WorkflowStore, sub Submission) 
 		return nil, nil, err
 	}
 	w := &controlplane.Workflow{Name: spec.Name, Spec: doc, OwnerID: sub.OwnerID, Owner: sub.Owner, Tenant: sub.Tenant,
-		Project: spec.Project, Priority: spec.Priority, ResubmittedFrom: sub.ResubmittedFrom, Reason: "submitted"}
+		Project: spec.Project, Priority: spec.Priority, ResubmittedFrom: sub.ResubmittedFrom, Reason: "submitted",
+		SubmitKey: sub.SubmitKey}
 	if sub.ResubmittedFrom != 0 {
 		w.Reason = fmt.Sprintf("resubmitted from workflow %d", sub.ResubmittedFrom)
 	}

@@ -56,6 +56,17 @@ func (q Queries) GetWorkflow(ctx context.Context, id int64) (*controlplane.Workf
 	return w, nil
 }
 
+// WorkflowBySubmitKey: see controlplane.WorkflowStore.
+func (q Queries) WorkflowBySubmitKey(ctx context.Context, ownerID int64, key string) (*controlplane.Workflow, string, error) {
+	var hash string
+	w, err := q.scanWorkflow(scanFirst{q.db.Reader().QueryRow(ctx, `SELECT submit_hash, `+WorkflowCols+` FROM workflows
+		WHERE owner_id = $1 AND submit_key = $2`, ownerID, key), &hash})
+	if err != nil {
+		return nil, "", fmt.Errorf("workflow submitted with key %q: %w", key, err)
+	}
+	return w, hash, nil
+}
+
 // ListWorkflows returns a page of workflows, newest first.
 func (q Queries) ListWorkflows(ctx context.Context, f controlplane.WorkflowFilter) ([]*controlplane.Workflow, int, error) {
 	var where []string
@@ -163,12 +174,16 @@ func (q Queries) CreateWorkflow(ctx context.Context, w *controlplane.Workflow, s
 	var id int64
 	var owner string
 	err := q.db.Tx(ctx, func(c Conn) error {
+		var key, hash *string
+		if w.SubmitKey != nil {
+			key, hash = &w.SubmitKey.Key, &w.SubmitKey.Hash
+		}
 		err := c.QueryRow(ctx, `INSERT INTO workflows (name, spec, state, owner_id, owner, tenant, project,
-			priority, reason, generation, resubmitted_from, created_at, updated_at)
+			priority, reason, generation, resubmitted_from, created_at, updated_at, submit_key, submit_hash)
 			VALUES ($1, $2, 'pending', $3, COALESCE(NULLIF($4, ''), (SELECT username FROM users WHERE id = $5), ''),
-			$6, $7, $8, $9, 0, $10, $11, $11) RETURNING id, owner`,
+			$6, $7, $8, $9, 0, $10, $11, $11, $12, $13) RETURNING id, owner`,
 			w.Name, string(w.Spec), NullID(w.OwnerID), w.Owner, w.OwnerID, w.Tenant, w.Project, w.Priority, w.Reason,
-			w.ResubmittedFrom, q.db.Time(now)).Scan(&id, &owner)
+			w.ResubmittedFrom, q.db.Time(now), key, hash).Scan(&id, &owner)
 		if errors.Is(err, ErrForeignKey) {
 			return fmt.Errorf("workflow owner %d: %w", w.OwnerID, controlplane.ErrNotFound)
 		}
