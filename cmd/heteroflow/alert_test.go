@@ -1,38 +1,20 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/heteroflow/heteroflow/controlplane/app"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
 // startAlertApp is startApp with the alert engine evaluating every second.
 func startAlertApp(t *testing.T) string {
 	t.Helper()
-	cfg := server.Defaults()
-	cfg.APIAddr, cfg.ConsoleAddr = "127.0.0.1:0", ""
-	cfg.DataDir = t.TempDir()
-	cfg.Alerts.EvaluationInterval = server.Duration(time.Second)
-	env := map[string]string{server.EnvAdminPassword: adminPassword}
-	a, err := app.New(t.Context(), cfg, server.Options{Logger: slog.New(slog.DiscardHandler), Stderr: io.Discard,
-		Getenv: func(k string) string { return env[k] }, Version: "cli-test"})
-	require.NoError(t, err)
-	require.NoError(t, a.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, a.Shutdown(ctx))
-	})
-	return "http://" + a.APIAddr()
+	return startAppWith(t, func(c *server.Config) { c.Alerts.EvaluationInterval = server.Duration(time.Second) }).base
 }
 
 // TestAlertCLI drives `heteroflow alert` as a user would against a real

@@ -156,11 +156,17 @@ type appServer struct {
 	base string
 }
 
-func startApp(t *testing.T) *appServer {
+func startApp(t *testing.T) *appServer { return startAppWith(t, nil) }
+
+// startAppWith is startApp with its configuration changed by edit first.
+func startAppWith(t *testing.T, edit func(*server.Config)) *appServer {
 	t.Helper()
 	cfg := server.Defaults()
 	cfg.APIAddr, cfg.ConsoleAddr = "127.0.0.1:0", ""
 	cfg.DataDir = t.TempDir()
+	if edit != nil {
+		edit(&cfg)
+	}
 	env := map[string]string{server.EnvAdminPassword: adminPassword}
 	a, err := app.New(t.Context(), cfg, server.Options{Logger: slog.New(slog.DiscardHandler), Stderr: io.Discard,
 		Getenv: func(k string) string { return env[k] }, Version: "cli-test"})

@@ -45,11 +45,60 @@ func keyValues(flag string, items []string) (map[string]string, error) {
 	return m, nil
 }
 
+// taskSpecFlags are the flags that describe a task, shared by `task
+// submit` and `cluster submit`.
+type taskSpecFlags struct {
+	s           apitypes.TaskSpecJSON
+	env, labels []string
+	qos         string
+	timeout     time.Duration
+}
+
+func (t *taskSpecFlags) register(cmd *cobra.Command) {
+	f, s := cmd.Flags(), &t.s
+	f.StringVar(&s.Name, "name", "", "task name (required) / 任务名")
+	f.StringVar(&s.Image, "image", "", "container image (or give a command after --) / 镜像")
+	f.StringArrayVar(&s.Args, "arg", nil, "image argument, repeatable / 镜像参数")
+	f.StringArrayVar(&t.env, "env", nil, "environment KEY=VALUE, repeatable / 环境变量")
+	f.IntVar(&s.DeviceCount, "devices", 0, "accelerators wanted, 0 = CPU only / 加速卡数量")
+	f.IntVar(&s.MemoryMiB, "memory-mib", 0, "device memory per device (MiB) / 每卡显存")
+	f.IntVar(&s.ComputePercent, "compute-percent", 0, "compute share per device, 10–100 / 每卡算力百分比")
+	f.StringVar(&s.Vendor, "vendor", "", "vendor filter, e.g. nvidia, ascend / 厂商")
+	f.StringArrayVar(&s.Models, "model", nil, "allowed model, repeatable / 允许的型号")
+	f.StringVar(&t.qos, "qos", "", "gold | silver | bronze (default bronze) / 服务等级")
+	f.IntVar(&s.Priority, "priority", 0, "0–1000, higher first / 优先级")
+	f.DurationVar(&t.timeout, "timeout", 0, "run time limit, e.g. 2h / 超时")
+	f.IntVar(&s.MaxRetries, "max-retries", 0, "retries after failure / 最大重试次数")
+	f.StringArrayVar(&t.labels, "label", nil, "label KEY=VALUE, repeatable / 标签")
+	f.StringVar(&s.Tenant, "tenant", "", "tenant / 租户")
+	f.StringVar(&s.Project, "project", "", "project / 项目")
+	f.IntVar(&s.CPUMilli, "cpu-milli", 0, "host CPU in millicores / CPU 毫核")
+	f.IntVar(&s.HostMemoryMiB, "host-memory-mib", 0, "host memory (MiB) / 主机内存")
+	f.BoolVar(&s.RDMA, "rdma", false, "needs RDMA / 需要 RDMA")
+	f.StringVar(&s.Gang, "gang", "", "gang group name / 组调度名")
+	f.IntVar(&s.GangSize, "gang-size", 0, "members of the gang / 组大小")
+	f.BoolVar(&s.WaitForNodes, "wait-for-nodes", false, "queue even if no node of the cluster can ever hold the task (else refused) / 即使当前集群无节点能容纳也排队等待新节点")
+}
+
+// spec is the task the flags describe, running command (may be empty when
+// --image is given).
+func (t *taskSpecFlags) spec(command []string) (apitypes.TaskSpecJSON, error) {
+	var err error
+	s := t.s
+	s.Command = command
+	s.QoS = controlplane.QoS(t.qos)
+	s.TimeoutSeconds = int(t.timeout / time.Second)
+	if s.Env, err = keyValues("env", t.env); err != nil {
+		return s, err
+	}
+	if s.Labels, err = keyValues("label", t.labels); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
 func taskSubmitCmd(cf *clientFlags) *cobra.Command {
-	var s apitypes.TaskSpecJSON
-	var env, labels []string
-	var qos string
-	var timeout time.Duration
+	var tf taskSpecFlags
 	var key string
 	cmd := &cobra.Command{
 		Use:   "submit --name NAME [flags] [-- COMMAND ARGS...]",
@@ -58,14 +107,8 @@ func taskSubmitCmd(cf *clientFlags) *cobra.Command {
     --qos silver --vendor nvidia --label team=ml -- python train.py --epochs 3
   heteroflow task submit --name infer --image registry/infer:1 --arg --port=8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			s.Command = args
-			s.QoS = controlplane.QoS(qos)
-			s.TimeoutSeconds = int(timeout / time.Second)
-			if s.Env, err = keyValues("env", env); err != nil {
-				return err
-			}
-			if s.Labels, err = keyValues("label", labels); err != nil {
+			s, err := tf.spec(args)
+			if err != nil {
 				return err
 			}
 			c, err := cf.client()
@@ -86,30 +129,8 @@ func taskSubmitCmd(cf *clientFlags) *cobra.Command {
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&s.Name, "name", "", "task name (required) / 任务名")
-	f.StringVar(&s.Image, "image", "", "container image (or give a command after --) / 镜像")
-	f.StringArrayVar(&s.Args, "arg", nil, "image argument, repeatable / 镜像参数")
-	f.StringArrayVar(&env, "env", nil, "environment KEY=VALUE, repeatable / 环境变量")
-	f.IntVar(&s.DeviceCount, "devices", 0, "accelerators wanted, 0 = CPU only / 加速卡数量")
-	f.IntVar(&s.MemoryMiB, "memory-mib", 0, "device memory per device (MiB) / 每卡显存")
-	f.IntVar(&s.ComputePercent, "compute-percent", 0, "compute share per device, 10–100 / 每卡算力百分比")
-	f.StringVar(&s.Vendor, "vendor", "", "vendor filter, e.g. nvidia, ascend / 厂商")
-	f.StringArrayVar(&s.Models, "model", nil, "allowed model, repeatable / 允许的型号")
-	f.StringVar(&qos, "qos", "", "gold | silver | bronze (default bronze) / 服务等级")
-	f.IntVar(&s.Priority, "priority", 0, "0–1000, higher first / 优先级")
-	f.DurationVar(&timeout, "timeout", 0, "run time limit, e.g. 2h / 超时")
-	f.IntVar(&s.MaxRetries, "max-retries", 0, "retries after failure / 最大重试次数")
-	f.StringArrayVar(&labels, "label", nil, "label KEY=VALUE, repeatable / 标签")
-	f.StringVar(&s.Tenant, "tenant", "", "tenant / 租户")
-	f.StringVar(&s.Project, "project", "", "project / 项目")
-	f.IntVar(&s.CPUMilli, "cpu-milli", 0, "host CPU in millicores / CPU 毫核")
-	f.IntVar(&s.HostMemoryMiB, "host-memory-mib", 0, "host memory (MiB) / 主机内存")
-	f.BoolVar(&s.RDMA, "rdma", false, "needs RDMA / 需要 RDMA")
-	f.StringVar(&s.Gang, "gang", "", "gang group name / 组调度名")
-	f.IntVar(&s.GangSize, "gang-size", 0, "members of the gang / 组大小")
-	f.StringVar(&key, "idempotency-key", "", "Idempotency-Key sent with the submission (default: a random one); running the command again with the same key and flags answers the task already created, for 24 h / 幂等键（默认随机生成）：相同键与参数重复执行返回已创建的任务")
-	f.BoolVar(&s.WaitForNodes, "wait-for-nodes", false, "queue even if no node of the cluster can ever hold the task (else refused) / 即使当前集群无节点能容纳也排队等待新节点")
+	tf.register(cmd)
+	cmd.Flags().StringVar(&key, "idempotency-key", "", "Idempotency-Key sent with the submission (default: a random one); running the command again with the same key and flags answers the task already created, for 24 h / 幂等键（默认随机生成）：相同键与参数重复执行返回已创建的任务")
 	return cmd
 }
 
@@ -388,28 +409,14 @@ func taskLogsCmd(cf *clientFlags) *cobra.Command {
 }
 
 func followLogs(ctx context.Context, c *client.Client, out io.Writer, id int64, stream string, attempt int, follow bool, every time.Duration) error {
+	read := func(q url.Values) (l taskLogJSON, err error) {
+		return l, c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/logs?%s", id, q.Encode()), nil, &l)
+	}
 	var offset int64
 	for {
-		// Read everything there is now (the server answers in chunks).
-		for {
-			q := url.Values{"stream": {stream}, "offset": {strconv.FormatInt(offset, 10)}}
-			if attempt >= 0 {
-				q.Set("attempt", strconv.Itoa(attempt))
-			}
-			var l taskLogJSON
-			if err := c.Do(ctx, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/logs?%s", id, q.Encode()), nil, &l); err != nil {
-				return err
-			}
-			if attempt < 0 {
-				attempt = l.Attempt // stay on one attempt while following
-			}
-			if l.Data == "" {
-				break
-			}
-			if _, err := io.WriteString(out, l.Data); err != nil {
-				return err
-			}
-			offset = l.Next
+		var err error
+		if attempt, offset, err = readLogs(out, read, stream, attempt, offset); err != nil {
+			return err
 		}
 		if !follow {
 			return nil
@@ -428,5 +435,31 @@ func followLogs(ctx context.Context, c *client.Client, out io.Writer, id int64, 
 			return ctx.Err()
 		case <-time.After(every):
 		}
+	}
+}
+
+// readLogs prints what a task's log holds now from offset (the server
+// answers in chunks) and returns the attempt it read (the current one when
+// attempt < 0, so that a follower stays on it) and where it stopped.
+func readLogs(out io.Writer, read func(url.Values) (taskLogJSON, error), stream string, attempt int, offset int64) (int, int64, error) {
+	for {
+		q := url.Values{"stream": {stream}, "offset": {strconv.FormatInt(offset, 10)}}
+		if attempt >= 0 {
+			q.Set("attempt", strconv.Itoa(attempt))
+		}
+		l, err := read(q)
+		if err != nil {
+			return attempt, offset, err
+		}
+		if attempt < 0 {
+			attempt = l.Attempt
+		}
+		if l.Data == "" {
+			return attempt, offset, nil
+		}
+		if _, err := io.WriteString(out, l.Data); err != nil {
+			return attempt, offset, err
+		}
+		offset = l.Next
 	}
 }
