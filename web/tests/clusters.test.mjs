@@ -5,8 +5,9 @@
 // in English after switching the language, and nothing is stored; both
 // members are registered through the dialog and shown side by side
 // (status, devices by vendor and model, charts); the header's cluster
-// switch appears, focuses one member and narrows PromQL to it; a task placed through the hub's
-// API on the member with free capacity is listed; a member stopped shows
+// switch appears, focuses one member and narrows PromQL to it; the task
+// wizard on the hub refuses a request no member can hold and places an
+// Ascend task on the member that has Ascend cards, which is listed; a member stopped shows
 // unreachable while the other is still served. Any JavaScript dialog or
 // uncaught page error fails it.
 import assert from 'node:assert/strict';
@@ -40,6 +41,33 @@ async function memberKey(server) {
 }
 
 const card = (name) => page.getByTestId(`cluster-card-${name}`);
+const modal = () => page.locator('.ant-modal').filter({ visible: true });
+
+/**
+ * hubWizard submits a one-device task through the Clusters page's task
+ * wizard (placement: auto). typed: the vendor is typed, not chosen from the
+ * members' devices.
+ */
+async function hubWizard({ name, vendor, typed = false }) {
+  await page.getByTestId('hub-submit').click();
+  const m = modal();
+  await m.getByTestId('wizard-name').waitFor();
+  await m.locator('#name').fill(name);
+  await m.locator('#vendor').fill(vendor);
+  if (!typed) {
+    await page.locator('.ant-select-dropdown .ant-select-item-option', { hasText: vendor }).filter({ visible: true }).first().waitFor();
+  }
+  await page.keyboard.press('Escape');
+  await m.locator('#device_count').fill('1');
+  await m.locator('#compute_percent').fill('100');
+  await m.getByTestId('wizard-next').click();
+  await m.locator('#command').fill('sleep 30');
+  await m.getByTestId('wizard-next').click();
+  await m.getByTestId('wizard-next').click();
+  await m.getByTestId('wizard-review').waitFor();
+  assert.equal(await m.getByTestId('hub-placement').innerText(), 'Best member (auto)');
+  await m.getByTestId('wizard-submit').click();
+}
 
 async function fillRegister(name, url, key) {
   await page.getByTestId('cluster-register').click();
@@ -118,14 +146,23 @@ describe('clusters console (hub)', () => {
     assert.ok(!list.text.includes(keys.east) && !list.text.includes(keys.west), 'keys are not returned');
   });
 
-  step('a task placed through the hub goes to the member with the requested devices and is listed', async () => {
-    const res = await api(hub, 'POST', '/api/v1/hub/tasks', {
-      token: hubToken,
-      body: { cluster: 'auto', task: { name: 'hub-train', command: ['sleep', '30'], vendor: 'ascend', device_count: 1, compute_percent: 100 } },
-    });
-    assert.equal(res.status, 201, res.text);
-    assert.equal(res.body.cluster, 'west');
+  step('the task wizard on the hub: a request no member can hold is refused with the reason; one for Ascend goes to west and is listed', async () => {
+    // No member has Cambricon cards: the hub refuses, nothing is forwarded.
+    await hubWizard({ name: 'hub-nowhere', vendor: 'cambricon', typed: true });
+    const err = modal().getByTestId('wizard-error');
+    await err.waitFor();
+    assert.match(await err.innerText(), /No member cluster can take the task/);
+    await modal().locator('.ant-modal-close').click();
+    let forwarded = await api(hub, 'GET', '/api/v1/hub/tasks', { token: hubToken });
+    assert.equal(forwarded.body.total, 0, 'a refused placement forwards nothing');
+    // Vendor choices come from the members' devices; auto placement picks
+    // the member that has them.
+    await hubWizard({ name: 'hub-train', vendor: 'ascend' });
+    await page.locator('.ant-message').getByText(/Task hub-train placed on west as task \d+/).waitFor();
     await page.getByTestId('hub-tasks').getByText('hub-train').waitFor({ timeout: 20_000 });
+    forwarded = await api(hub, 'GET', '/api/v1/hub/tasks', { token: hubToken });
+    assert.equal(forwarded.body.items[0].cluster, 'west');
+    assert.ok(forwarded.body.items[0].scores.length >= 2, 'every member was scored');
   });
 
   step('the cluster switch appears, focuses one member and narrows PromQL to it (Chinese again)', async () => {

@@ -1,6 +1,7 @@
 // The multi-cluster hub: member clusters with the view the hub last polled,
 // registration (checked by the hub at once) and tasks it placed on members.
 import { api } from './client';
+import type { NewTask } from './scheduling';
 
 export interface DeviceGroup {
   vendor: string;
@@ -55,6 +56,23 @@ export interface ClusterRegistration {
   fingerprint?: string;
 }
 
+/** HubTaskSubmit is POST /api/v1/hub/tasks: a task for the hub to place on a member. */
+export interface HubTaskSubmit {
+  /** auto (the best member) or a member's name. */
+  cluster: string;
+  task: NewTask;
+}
+
+/** ClusterScore is one member's score of a placement (the highest wins). */
+export interface ClusterScore {
+  cluster: string;
+  score: number;
+  fits: number;
+  matching: number;
+  queue_depth: number;
+  reason?: string;
+}
+
 export interface HubTask {
   id: number;
   cluster: string;
@@ -63,6 +81,8 @@ export interface HubTask {
   owner: string;
   state: string;
   reason: string;
+  /** The placement's scores per member. */
+  scores?: ClusterScore[];
   created_at: string;
   finished_at: string | null;
 }
@@ -77,5 +97,6 @@ export const clusters = {
   register: (r: ClusterRegistration) => api.post<Cluster>('/api/v1/clusters', r),
   refresh: () => api.post<List<Cluster>>('/api/v1/clusters/refresh').then((l) => l.items),
   remove: (id: number) => api.del(`/api/v1/clusters/${id}`),
+  submit: (s: HubTaskSubmit) => api.post<HubTask>('/api/v1/hub/tasks', s),
   tasks: (cluster?: string) => api.get<List<HubTask>>('/api/v1/hub/tasks', cluster ? { cluster, limit: 100 } : { limit: 100 }),
 };

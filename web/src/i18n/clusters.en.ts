@@ -71,6 +71,12 @@ const clustersEn = {
     reason: 'Reason',
     forwardedAt: 'Forwarded',
     noTasks: 'No forwarded tasks',
+    submitTask: 'Submit task',
+    submitTitle: 'Submit a task to a member cluster',
+    placement: 'Placement',
+    placementAuto: 'Best member (auto)',
+    placementHelp: 'Auto scores every reachable member by free matching devices, queue and fragmentation; or choose one member.',
+    placed: 'Task {{name}} placed on {{cluster}} as task {{id}}',
     errors: {
       cluster_unreachable: 'Cannot reach cluster {{name}} at {{url}}: {{detail}}. Check the address and that the member server runs.',
       cluster_tls_untrusted: "The TLS certificate of cluster {{name}} is not trusted ({{detail}}). Pin its CA or its certificate's fingerprint.",

@@ -71,6 +71,12 @@ const clustersZh = {
     reason: '原因',
     forwardedAt: '转发时间',
     noTasks: '暂无转发任务',
+    submitTask: '提交任务',
+    submitTitle: '提交任务到成员集群',
+    placement: '放置位置',
+    placementAuto: '最佳成员（自动）',
+    placementHelp: '自动：按匹配的空闲设备、排队深度与碎片率为每个可达成员打分；也可指定一个成员。',
+    placed: '任务 {{name}} 已放置到 {{cluster}}，成员任务编号 {{id}}',
     errors: {
       cluster_unreachable: '无法连接集群 {{name}}（{{url}}）：{{detail}}。请检查地址以及成员服务器是否在运行。',
       cluster_tls_untrusted: '集群 {{name}} 的 TLS 证书不受信任（{{detail}}）。请固定其 CA 或证书指纹。',

@@ -3,11 +3,12 @@
 // capacity, queue, firing alerts and usage —, charts of devices and tasks
 // per cluster, the tasks the hub placed on members, and registration (the
 // hub checks the member at once; its refusal is shown with the reason in
-// the console's language). The header's cluster switch focuses one member.
+// the console's language), and the task wizard placing a task on the best
+// member (or a chosen one). The header's cluster switch focuses one member.
 import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Col, Descriptions, Empty, Form, Input, Modal, Popconfirm, Row, Space, Table, Tag, Typography } from 'antd';
-import { PlusOutlined, ReloadOutlined } from '@ant-design/icons';
+import { PlusOutlined, ReloadOutlined, SendOutlined } from '@ant-design/icons';
 import type { EChartsCoreOption } from 'echarts/core';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/http';
@@ -17,6 +18,7 @@ import EChart from '../../components/EChart';
 import { formatTime } from '../../components/format';
 import { errorText, showError, showSuccess } from '../../components/notify';
 import { setCurrentCluster, useCurrentCluster } from '../../layout/currentCluster';
+import TaskWizard from '../tasks/wizard/TaskWizard';
 
 const STATUS_COLOR: Record<Cluster['status'], string> = { unknown: 'default', reachable: 'success', unreachable: 'error' };
 const gib = (mib: number) => `${(mib / 1024).toLocaleString(undefined, { maximumFractionDigits: 1 })} GiB`;
@@ -194,6 +196,8 @@ export default function ClustersPage() {
   const admin = user?.role === 'admin';
   const focus = useCurrentCluster();
   const [registering, setRegistering] = useState(false);
+  const [submitting, setSubmitting] = useState(false);
+  const canSubmit = user?.role !== 'viewer';
   const list = useQuery({ queryKey: ['clusters'], queryFn: clusters.list, refetchInterval: 10_000, retry: false, meta: { inlineErrors: true } });
   const tasks = useQuery({
     queryKey: ['clusters', 'tasks', focus],
@@ -253,6 +257,11 @@ export default function ClustersPage() {
         title={t('clu.title')}
         extra={
           <Space>
+            {canSubmit && all.length > 0 && (
+              <Button icon={<SendOutlined />} data-testid="hub-submit" onClick={() => setSubmitting(true)}>
+                {t('clu.submitTask')}
+              </Button>
+            )}
             <Button icon={<ReloadOutlined />} data-testid="clusters-refresh" loading={refresh.isPending} onClick={() => refresh.mutate()} disabled={!admin}>
               {t('clu.refresh')}
             </Button>
@@ -324,6 +333,17 @@ export default function ClustersPage() {
         </Card>
       )}
       <RegisterDialog open={registering} onClose={() => setRegistering(false)} />
+      <TaskWizard
+        open={submitting}
+        onClose={() => setSubmitting(false)}
+        hub={{
+          members: all,
+          onPlaced: (h) => {
+            setSubmitting(false);
+            showSuccess(t('clu.placed', { name: h.name, cluster: h.cluster, id: h.member_task_id }));
+          },
+        }}
+      />
     </Space>
   );
 }

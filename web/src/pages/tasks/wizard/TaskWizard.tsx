@@ -1,13 +1,17 @@
 // Task creation wizard: resources → workload → scheduling → review. Each
 // "next" checks the step's fields with the server's rules (spec.ts); a
 // server refusal is shown inline and, when it names a field, on that field
-// and its step. A created task opens in the task detail.
+// and its step. A created task opens in the task detail. On a hub the same
+// wizard places the task on a member cluster (HubTarget): vendor and model
+// choices come from the members' devices, the review step chooses the
+// member (or the best one), and the hub's answer goes to onPlaced.
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Descriptions, Form, Modal, Space, Steps, Tag, Typography } from 'antd';
+import { Alert, Button, Descriptions, Form, Modal, Select, Space, Steps, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { shellQuote } from '../../nodes/deployCommand';
-import { sched, type NewTask } from '../../../api/scheduling';
+import { sched, type Device, type NewTask } from '../../../api/scheduling';
+import { clusters as hubApi, type Cluster, type HubTask } from '../../../api/clusters';
 import { errorText } from '../../../components/notify';
 import { ResourcesStep, SchedulingStep, STEP_FIELDS, WorkloadStep } from './Steps';
 import { check, DEFAULTS, fieldOfMessage, toSpec, type WizardValues } from './spec';
@@ -47,18 +51,59 @@ function Review({ spec }: { spec: NewTask }) {
   );
 }
 
-export default function TaskWizard({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (id: number) => void }) {
+/** HubTarget makes the wizard place its task through the hub on a member cluster. */
+export interface HubTarget {
+  members: Cluster[];
+  onPlaced: (t: HubTask) => void;
+}
+
+/**
+ * memberDevices lists the members' devices in the shape the resource step
+ * reads (vendor and model choices; a request for more devices of a type
+ * than any member has is flagged). Members report devices by vendor and
+ * model, not per node or with per-device memory, so node is the member and
+ * memory is left unknown.
+ */
+export function memberDevices(members: Cluster[]): Device[] {
+  return members.flatMap((c) =>
+    (c.summary?.devices ?? []).flatMap((g) =>
+      Array.from({ length: g.total }, (_, i) => ({
+        node: c.name, hostname: c.name, online: true, vendor: g.vendor, model: g.model, index: i,
+        memory_mib: 0, allocated_memory_mib: 0, allocated_compute_percent: 0, free_compute_percent: 0, state: 'free', slices: [],
+      }) as Device),
+    ),
+  );
+}
+
+export default function TaskWizard({
+  open,
+  onClose,
+  onCreated,
+  hub,
+}: {
+  open: boolean;
+  onClose: () => void;
+  onCreated?: (id: number) => void;
+  hub?: HubTarget;
+}) {
   const { t } = useTranslation();
   const qc = useQueryClient();
   const [form] = Form.useForm<WizardValues>();
   const [step, setStep] = useState(0);
   const [spec, setSpec] = useState<NewTask | null>(null);
+  const [target, setTarget] = useState('auto');
   const [serverError, setServerError] = useState<string | null>(null);
-  // Vendor and model choices come from the devices actually in the cluster.
-  const { data: cluster } = useQuery({ queryKey: ['slices'], queryFn: sched.slices, enabled: open, meta: { inlineErrors: true } });
+  // Vendor and model choices come from the devices actually in the cluster
+  // (on a hub: in its members).
+  const { data: cluster } = useQuery({ queryKey: ['slices'], queryFn: sched.slices, enabled: open && !hub, meta: { inlineErrors: true } });
+  const devices = hub ? memberDevices(hub.members) : (cluster?.items ?? []);
 
   const create = useMutation({
-    mutationFn: sched.createTask,
+    mutationFn: async (s: NewTask): Promise<{ id: number; placed?: HubTask }> => {
+      if (!hub) return sched.createTask(s);
+      const placed = await hubApi.submit({ cluster: target, task: s });
+      return { id: placed.id, placed };
+    },
     onError: (err) => {
       setServerError(errorText(err));
       const field = err instanceof Error ? fieldOfMessage(err.message) : undefined;
@@ -69,9 +114,10 @@ export default function TaskWizard({ open, onClose, onCreated }: { open: boolean
       }
     },
     onSuccess: (task) => {
-      void qc.invalidateQueries({ queryKey: ['tasks'] });
+      void qc.invalidateQueries({ queryKey: task.placed ? ['clusters', 'tasks'] : ['tasks'] });
       reset();
-      onCreated(task.id);
+      if (task.placed) hub?.onPlaced(task.placed);
+      else onCreated?.(task.id);
     },
   });
 
@@ -79,6 +125,7 @@ export default function TaskWizard({ open, onClose, onCreated }: { open: boolean
     form.resetFields();
     setStep(0);
     setSpec(null);
+    setTarget('auto');
     setServerError(null);
   }
 
@@ -116,7 +163,7 @@ export default function TaskWizard({ open, onClose, onCreated }: { open: boolean
   return (
     <Modal
       open={open}
-      title={t('sched.wizard.title')}
+      title={hub ? t('clu.submitTitle') : t('sched.wizard.title')}
       width={820}
       onCancel={() => {
         reset();
@@ -174,7 +221,7 @@ export default function TaskWizard({ open, onClose, onCreated }: { open: boolean
       )}
       <Form<WizardValues> form={form} layout="vertical" initialValues={DEFAULTS} preserve>
         <div hidden={step !== 0}>
-          <ResourcesStep devices={cluster?.items ?? []} />
+          <ResourcesStep devices={devices} />
         </div>
         <div hidden={step !== 1}>
           <WorkloadStep />
@@ -183,6 +230,21 @@ export default function TaskWizard({ open, onClose, onCreated }: { open: boolean
           <SchedulingStep />
         </div>
       </Form>
+      {step === last && spec && hub && (
+        <Form layout="vertical">
+          <Form.Item label={t('clu.placement')} extra={t('clu.placementHelp')}>
+            <Select
+              data-testid="hub-placement"
+              value={target}
+              onChange={setTarget}
+              options={[
+                { value: 'auto', label: t('clu.placementAuto') },
+                ...hub.members.map((c) => ({ value: c.name, label: c.name, disabled: c.status === 'unreachable' })),
+              ]}
+            />
+          </Form.Item>
+        </Form>
+      )}
       {step === last && spec && <Review spec={spec} />}
     </Modal>
   );
