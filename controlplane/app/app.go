@@ -36,6 +36,7 @@ type App struct {
 	meter  *metering.Service
 	prune  *retention.Pruner // nil when the store cannot prune
 	hub    *hub.Hub          // nil unless hub.enabled
+	holder string            // this server in every lease (newHolder)
 
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the background loops; nil before Start
@@ -78,7 +79,7 @@ func New(ctx context.Context, cfg server.Config, o server.Options, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	a := &App{srv: s, opts: extra}
+	a := &App{srv: s, opts: extra, holder: newHolder()}
 	err = a.attach(ctx, o.Logger)
 	if err == nil {
 		err = a.attachHub(o.Logger, o.Version)
@@ -111,7 +112,7 @@ func (a *App) attach(ctx context.Context, log *slog.Logger) error {
 	cfg.LeaseTTL = a.leaseTTL()
 	sched, err := scheduling.New(scheduling.Options{Store: st, Config: cfg, Logger: log, Registry: a.srv.API().Registry(),
 		Notifier: agents, Sampler: a.srv.Querier(), Audit: a.srv.Auditor().Record,
-		Gate: a.budgetGate, Plugins: a.opts.plugins})
+		Gate: a.budgetGate, Plugins: a.opts.plugins, Holder: a.holder})
 	if err != nil {
 		return err
 	}
@@ -137,7 +138,7 @@ func (a *App) attachWorkflows(log *slog.Logger) error {
 		return nil
 	}
 	eng, err := workflow.New(workflow.Options{Store: st, Logger: log, Registry: a.srv.API().Registry(),
-		Audit: a.srv.Auditor().Record, LeaseTTL: a.leaseTTL()})
+		Audit: a.srv.Auditor().Record, LeaseTTL: a.leaseTTL(), Holder: a.holder})
 	if err != nil {
 		return err
 	}

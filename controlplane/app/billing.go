@@ -15,7 +15,7 @@ func (a *App) attachBilling(log *slog.Logger) error {
 	if !ok {
 		return fmt.Errorf("billing: the %T store has no billing tables yet", a.srv.Store())
 	}
-	m, err := metering.New(metering.Options{Store: st, Logger: log.With("component", "metering"), Config: metering.Config{LeaseTTL: a.leaseTTL()},
+	m, err := metering.New(metering.Options{Store: st, Logger: log.With("component", "metering"), Config: metering.Config{LeaseTTL: a.leaseTTL(), Holder: a.holder},
 		Registry: a.srv.API().Registry(), Audit: a.srv.Auditor().Record, Querier: a.srv.Querier()})
 	if err != nil {
 		return err

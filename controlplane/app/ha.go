@@ -1,6 +1,21 @@
 package app
 
-import "time"
+import (
+	"crypto/rand"
+	"os"
+	"strconv"
+	"time"
+)
+
+// newHolder names this server in every lease it campaigns for (scheduler,
+// workflows, metering, retention, the hub's poller): the host, the process
+// and a random part. Host and process alone are not unique: containers
+// often run as PID 1 under one hostname, and tests run several servers in
+// one process; two servers sharing a holder would both believe they lead.
+func newHolder() string {
+	host, _ := os.Hostname()
+	return host + "/" + strconv.Itoa(os.Getpid()) + "/" + rand.Text()[:8]
+}
 
 // leaseTTL is the lease of every leader-only loop (scheduler — with alert
 // evaluation and notifications, which follow it —, workflows, metering):

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/heteroflow/heteroflow/controlplane/hub"
@@ -28,8 +26,7 @@ func (a *App) attachHub(log *slog.Logger, version string) error {
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
-	h, err := hub.New(hub.Options{Store: st, Sealer: sealer, Version: version, Holder: host + "/" + strconv.Itoa(os.Getpid()),
+	h, err := hub.New(hub.Options{Store: st, Sealer: sealer, Version: version, Holder: a.holder,
 		Logger: log.With("component", "hub"), Audit: a.srv.Auditor().Record,
 		Config: hub.Config{PollInterval: time.Duration(cfg.PollInterval), Timeout: time.Duration(cfg.Timeout), LeaseTTL: a.leaseTTL()}})
 	if err != nil {

@@ -19,7 +19,7 @@ func (a *App) attachRetention(log *slog.Logger) error {
 	}
 	r := a.srv.Config().Retention
 	p, err := retention.New(retention.Options{Store: st, Logger: log.With("component", "retention"),
-		Registry: a.srv.API().Registry(), Config: retention.Config{Interval: time.Duration(r.Interval),
+		Registry: a.srv.API().Registry(), Config: retention.Config{Interval: time.Duration(r.Interval), Holder: a.holder,
 			AuditMaxAge: time.Duration(r.AuditMaxAge), AuditMaxRows: r.AuditMaxRows,
 			TaskLogMaxAge: time.Duration(r.TaskLogMaxAge), TaskLogMaxBytes: r.TaskLogMaxBytes,
 			TaskEventMaxAge: time.Duration(r.TaskEventMaxAge), TaskEventMaxRows: r.TaskEventMaxRows}})
