@@ -66,7 +66,11 @@ type ForwardedTask struct {
 	Reason       string
 	// Placement is the JSON record of the cluster-level scores that chose
 	// the member.
-	Placement  []byte
+	Placement []byte
+	// SubmitKey, set at creation, makes the submission idempotent (as a
+	// task's); written with the record, not read back (see
+	// ForwardedTaskBySubmitKey).
+	SubmitKey  *SubmitKey
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	FinishedAt *time.Time
@@ -92,8 +96,14 @@ type ClusterStore interface {
 	// last summary (a failed poll keeps what was last seen).
 	RecordClusterPoll(ctx context.Context, id int64, status ClusterStatus, version, lastError string, summary []byte, at time.Time) error
 
+	// CreateForwardedTask stores t; a t.SubmitKey its owner already holds
+	// is ErrConflict, and nothing is stored.
 	CreateForwardedTask(ctx context.Context, t *ForwardedTask) error
 	GetForwardedTask(ctx context.Context, id int64) (*ForwardedTask, error)
+	// ForwardedTaskBySubmitKey returns the forwarded task ownerID submitted
+	// with the idempotency key, and the request hash stored with it;
+	// ErrNotFound when the owner holds no such key.
+	ForwardedTaskBySubmitKey(ctx context.Context, ownerID int64, key string) (*ForwardedTask, string, error)
 	ListForwardedTasks(ctx context.Context, f ForwardedFilter) ([]*ForwardedTask, int, error)
 	// UpdateForwardedTask sets the member's task id (when not 0), state,
 	// reason and finish time.

@@ -58,10 +58,10 @@ type RetentionStore interface {
 	PruneAudit(ctx context.Context, rule PruneRule) (Pruned, error)
 	PruneTaskLogs(ctx context.Context, rule PruneRule) (Pruned, error)
 	PruneTaskEvents(ctx context.Context, rule PruneRule) (Pruned, error)
-	// PruneSubmitKeys clears the idempotency keys of tasks and workflows
-	// created before rule.Before (at most rule.Limit of each), so that a
-	// client may use a key again; the tasks and workflows stay. Rows counts
-	// the keys cleared.
+	// PruneSubmitKeys clears the idempotency keys of tasks, workflows and
+	// forwarded (hub) tasks created before rule.Before (at most rule.Limit
+	// of each), so that a client may use a key again; the records stay.
+	// Rows counts the keys cleared.
 	PruneSubmitKeys(ctx context.Context, rule PruneRule) (Pruned, error)
 }
 

@@ -222,7 +222,7 @@ func clusterRemoveCmd(cf *clientFlags) *cobra.Command {
 
 func clusterSubmitCmd(cf *clientFlags) *cobra.Command {
 	var tf taskSpecFlags
-	var target string
+	var target, key string
 	var among []string
 	cmd := &cobra.Command{
 		Use:   "submit --name NAME [--cluster auto|MEMBER] [--among A,B] [task flags] [-- COMMAND ARGS...]",
@@ -238,7 +238,10 @@ func clusterSubmitCmd(cf *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := c.SubmitHubTask(cmd.Context(), apitypes.HubTaskSubmitJSON{Cluster: target, Clusters: among, Task: spec})
+			if key == "" {
+				key = client.NewIdempotencyKey()
+			}
+			out, err := c.SubmitHubTaskOnce(cmd.Context(), apitypes.HubTaskSubmitJSON{Cluster: target, Clusters: among, Task: spec}, key)
 			if err != nil {
 				return err
 			}
@@ -252,6 +255,7 @@ func clusterSubmitCmd(cf *clientFlags) *cobra.Command {
 	}
 	tf.register(cmd)
 	cmd.Flags().StringVar(&target, "cluster", "auto", "auto (the best member) or a member's name / auto 或成员名")
+	cmd.Flags().StringVar(&key, "idempotency-key", "", "Idempotency-Key sent with the submission (default: a random one); the same key and flags again answer the task already placed, for 24 h / 幂等键：相同键与参数重复执行返回已放置的任务")
 	cmd.Flags().StringSliceVar(&among, "among", nil, "with auto: place on the best of these members only, comma-separated / 仅在这些成员中选择")
 	return cmd
 }

@@ -101,9 +101,10 @@ func TestClusterCLI(t *testing.T) {
 
 	// A CPU task through the hub, run by the member's node; the hub
 	// follows it there.
-	r = cli(t, nil, "", "cluster", "submit", "--json", "--name", "hop", "--label", "via=hub", "--", "sh", "-c", "echo hi; sleep 600")
+	hop := []string{"cluster", "submit", "--json", "--idempotency-key", "hop-1", "--name", "hop", "--label", "via=hub", "--", "sh", "-c", "echo hi; sleep 600"}
+	r = cli(t, nil, "", hop...)
 	require.Equal(t, 0, r.code, r.stderr)
-	var ht struct {
+	var ht, again struct {
 		ID           int64
 		Cluster      string
 		MemberTaskID int64 `json:"member_task_id"`
@@ -111,6 +112,10 @@ func TestClusterCLI(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &ht))
 	require.Equal(t, "east", ht.Cluster)
 	require.Positive(t, ht.MemberTaskID)
+	r = cli(t, nil, "", hop...)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &again))
+	require.Equal(t, ht.ID, again.ID, "the same key answers the task already placed")
 	r = cli(t, nil, "", "cluster", "submit", "--name", "bad", "--label", "novalue", "--", "true")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "KEY=VALUE")

@@ -82,6 +82,7 @@ func (s *testServer) stop() {
 type reply struct {
 	Status int
 	Body   []byte
+	Header http.Header
 }
 
 // errorBody is the contract's error shape.
@@ -93,8 +94,8 @@ type errorBody struct {
 }
 
 // do sends body as JSON (none when nil) with cred as bearer credential
-// (none when "") and reads the answer.
-func (s *testServer) do(method, path, cred string, body any) reply {
+// (none when "") and header as name, value pairs, and reads the answer.
+func (s *testServer) do(method, path, cred string, body any, header ...string) reply {
 	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -110,12 +111,15 @@ func (s *testServer) do(method, path, cred string, body any) reply {
 	if cred != "" {
 		req.Header.Set("Authorization", "Bearer "+cred)
 	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := s.http.Do(req)
 	require.NoError(s.t, err)
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	require.NoError(s.t, err)
-	return reply{Status: res.StatusCode, Body: b}
+	return reply{Status: res.StatusCode, Body: b, Header: res.Header}
 }
 
 // ok sends the request, requires want and decodes the answer into out.

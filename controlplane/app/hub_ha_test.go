@@ -3,6 +3,7 @@ package app
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +23,8 @@ import (
 // TestHubTwoServers runs a hub as two servers on one PostgreSQL (HA): a
 // member registered through one is listed and used by the other (its key
 // unsealed with the shared HA key), a task placed through one is followed
-// through both, exactly one of them polls the members, and when that one
+// through both, a keyed submission retried through the other server is
+// answered with the first one's task, exactly one of them polls the members, and when that one
 // stops the other takes the poll over: it sees the member go away.
 func TestHubTwoServers(t *testing.T) {
 	dsn := pgtest.Schema(t)
@@ -66,6 +68,29 @@ func TestHubTwoServers(t *testing.T) {
 	hubs[0].ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/hub/tasks/%d", ht.ID), admin, nil, &seen)
 	require.Equal(t, ht.MemberTaskID, seen.MemberTaskID, "followed through the first server too")
 	require.NotNil(t, seen.Task, "with the member's live view")
+
+	// A keyed submission retried through the other server is answered with
+	// the task the first placed; another request under the key is refused.
+	keyed := map[string]any{"task": map[string]any{"name": "ha-keyed", "command": []string{"true"}}}
+	r := hubs[1].do(http.MethodPost, "/api/v1/hub/tasks", admin, keyed, "Idempotency-Key", "nightly-7")
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	var first, again apitypes.HubTaskJSON
+	require.NoError(t, json.Unmarshal(r.Body, &first))
+	r = hubs[0].do(http.MethodPost, "/api/v1/hub/tasks", admin, keyed, "Idempotency-Key", "nightly-7")
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	require.Equal(t, "true", r.Header.Get("Idempotent-Replayed"))
+	require.NoError(t, json.Unmarshal(r.Body, &again))
+	require.Equal(t, first.ID, again.ID)
+	require.Equal(t, first.MemberTaskID, again.MemberTaskID)
+	keyed["cluster"] = "east"
+	r = hubs[0].do(http.MethodPost, "/api/v1/hub/tasks", admin, keyed, "Idempotency-Key", "nightly-7")
+	require.Equal(t, http.StatusConflict, r.Status, string(r.Body))
+	var e errorBody
+	require.NoError(t, json.Unmarshal(r.Body, &e))
+	require.Equal(t, "idempotency_key_reused", e.Error.Code)
+	var onEast apitypes.List[apitypes.TaskJSON]
+	east.s.ok(http.StatusOK, http.MethodGet, "/api/v1/tasks?q=ha-keyed", east.admin, nil, &onEast)
+	require.Equal(t, 1, onEast.Total, "one task on the member")
 
 	// One poller: exactly one server holds the hub's lease.
 	leader := -1

@@ -50,9 +50,21 @@ func (c *Client) RemoveCluster(ctx context.Context, id int64) error {
 	return c.Do(ctx, http.MethodDelete, clusterPath(id), nil, nil)
 }
 
-// SubmitHubTask has the hub place a task on a member and forward it.
+// SubmitHubTask has the hub place a task on a member and forward it. Like
+// SubmitTask it sends a fresh Idempotency-Key, so that a retry on another
+// hub server after one died before answering places the task once.
 func (c *Client) SubmitHubTask(ctx context.Context, in apitypes.HubTaskSubmitJSON) (*apitypes.HubTaskJSON, error) {
-	return call[apitypes.HubTaskJSON](ctx, c, http.MethodPost, "/api/v1/hub/tasks", in)
+	return c.SubmitHubTaskOnce(ctx, in, NewIdempotencyKey())
+}
+
+// SubmitHubTaskOnce is SubmitHubTask with the caller's key: the same key
+// and request again (for 24 h) answer the task the first placed.
+func (c *Client) SubmitHubTaskOnce(ctx context.Context, in apitypes.HubTaskSubmitJSON, key string) (*apitypes.HubTaskJSON, error) {
+	var out apitypes.HubTaskJSON
+	if err := c.doWith(ctx, http.MethodPost, "/api/v1/hub/tasks", in, &out, http.Header{IdempotencyHeader: {key}}); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // ListHubTasks lists the hub's forwarded tasks; q holds cluster, limit, offset.

@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/heteroflow/heteroflow/controlplane"
+	"github.com/heteroflow/heteroflow/controlplane/apitypes"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/tracing"
 )
@@ -72,7 +73,7 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut,
 	p := PrincipalFrom(ctx)
 	var key *controlplane.SubmitKey
 	if in.IdempotencyKey != "" {
-		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: submitHash(in.Body)}
+		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: SubmitHash(in.Body)}
 		if out, err := a.replaySubmit(ctx, p, key); out != nil || err != nil {
 			return out, err
 		}
@@ -128,10 +129,10 @@ func (a *API) replaySubmit(ctx context.Context, p *auth.Principal, key *controlp
 	return &createTaskOut{Replayed: "true", Body: taskJSONFor(p, t)}, nil
 }
 
-// submitHash identifies a submission's request (a task spec, a workflow
-// submission): the SHA-256 of its body as decoded, so field order and
-// spacing do not matter.
-func submitHash[B TaskSpecJSON | WorkflowSubmitJSON](body B) string {
+// SubmitHash identifies a submission's request (a task spec, a workflow
+// submission, a task for the hub to place): the SHA-256 of its body as
+// decoded, so field order and spacing do not matter.
+func SubmitHash[B TaskSpecJSON | WorkflowSubmitJSON | apitypes.HubTaskSubmitJSON](body B) string {
 	b, err := json.Marshal(body)
 	if err != nil {
 		panic(fmt.Sprintf("submission does not encode: %v", err)) // a plain struct always does

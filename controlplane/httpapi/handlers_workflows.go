@@ -162,7 +162,7 @@ func (h *workflowAPI) submit(ctx context.Context, in *submitWorkflowIn) (*submit
 	p := PrincipalFrom(ctx)
 	var key *controlplane.SubmitKey
 	if in.IdempotencyKey != "" {
-		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: submitHash(in.Body)}
+		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: SubmitHash(in.Body)}
 		if out, err := h.replaySubmit(ctx, p, key); out != nil || err != nil {
 			return out, err
 		}

@@ -39,6 +39,54 @@ type placement struct {
 // optionally limited to in.Clusters) or on the one named, forwards it
 // with an idempotency key and records it for following.
 func (h *Hub) Submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Caller) (*apitypes.HubTaskJSON, error) {
+	out, _, err := h.SubmitOnce(ctx, in, who, nil)
+	return out, err
+}
+
+// SubmitOnce is Submit made idempotent by the caller's key (nil: none): a
+// key the caller used before answers the task it placed then (replayed
+// true) when the request is the same, and is a coded 409 when it is not or
+// while that first submission is still being forwarded.
+func (h *Hub) SubmitOnce(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, bool, error) {
+	if key != nil {
+		if out, err := h.replay(ctx, who, key); out != nil || err != nil {
+			return out, out != nil, err
+		}
+	}
+	out, err := h.submit(ctx, in, who, key)
+	if key != nil && errors.Is(err, controlplane.ErrConflict) {
+		// The same key raced in through another request or hub server.
+		if again, rerr := h.replay(ctx, who, key); again != nil || rerr != nil {
+			return again, again != nil, rerr
+		}
+	}
+	return out, false, err
+}
+
+// replay answers a key the caller has used before; nil, nil when it has not.
+func (h *Hub) replay(ctx context.Context, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, error) {
+	ft, hash, err := h.store.ForwardedTaskBySubmitKey(ctx, who.ID, key.Key)
+	if errors.Is(err, controlplane.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idempotency key: %w", err)
+	}
+	id := strconv.FormatInt(ft.ID, 10)
+	switch {
+	case hash != key.Hash:
+		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_reused", []string{"hub_task", id},
+			"Idempotency-Key already used for hub task %d with a different request", ft.ID)
+	case ft.State == controlplane.ForwardedForwarding:
+		// The first request is still forwarding: its outcome (a member's
+		// task, or nothing) is not known yet.
+		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_in_progress", []string{"hub_task", id},
+			"a submission with this Idempotency-Key is still being forwarded (hub task %d); retry shortly", ft.ID)
+	}
+	return h.Task(ctx, ft.ID, who)
+}
+
+func (h *Hub) submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, error) {
 	names, err := h.requested(ctx, in)
 	if err != nil {
 		return nil, err
@@ -64,7 +112,7 @@ func (h *Hub) Submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Cal
 	}
 	pl, _ := json.Marshal(placement{Requested: names, Scores: scores})
 	ft := &controlplane.ForwardedTask{Cluster: rec.Name, Name: in.Task.Name, OwnerID: who.ID, Owner: who.Name,
-		Tenant: in.Task.Tenant, State: controlplane.ForwardedForwarding, Placement: pl}
+		Tenant: in.Task.Tenant, State: controlplane.ForwardedForwarding, Placement: pl, SubmitKey: key}
 	if err := h.store.CreateForwardedTask(ctx, ft); err != nil {
 		return nil, err
 	}

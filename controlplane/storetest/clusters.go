@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ func RunClusters(t *testing.T, open ClusterOpener) {
 	}{
 		{"Members", testClusterMembers},
 		{"ForwardedTasks", testForwardedTasks},
+		{"ForwardedSubmitKeys", testForwardedSubmitKeys},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -142,4 +144,51 @@ func testForwardedTasks(t *testing.T, s ClusterStore) {
 	_, err = s.GetForwardedTask(ctx(t), a2.ID)
 	require.ErrorIs(t, err, controlplane.ErrNotFound)
 	require.ErrorIs(t, s.UpdateForwardedTask(ctx(t), a2.ID, 1, controlplane.ForwardedUnknown, "", nil), controlplane.ErrNotFound)
+}
+
+// testForwardedSubmitKeys: a forwarded task created with an idempotency
+// key is found again by its owner and key; the same owner and key again is
+// ErrConflict with nothing stored (also when eight race); other owners
+// keep their own keys.
+func testForwardedSubmitKeys(t *testing.T, s ClusterStore) {
+	mk := func(owner int64, name, key, hash string) (*controlplane.ForwardedTask, error) {
+		ft := &controlplane.ForwardedTask{Cluster: "east", Name: name, OwnerID: owner, Owner: "u",
+			State: controlplane.ForwardedForwarding, SubmitKey: &controlplane.SubmitKey{Key: key, Hash: hash}}
+		return ft, s.CreateForwardedTask(ctx(t), ft)
+	}
+	first, err := mk(1, "keyed", "hub-7f3a", "h1")
+	require.NoError(t, err)
+	got, hash, err := s.ForwardedTaskBySubmitKey(ctx(t), 1, "hub-7f3a")
+	require.NoError(t, err)
+	require.Equal(t, first.ID, got.ID)
+	require.Equal(t, "keyed", got.Name)
+	require.Equal(t, "h1", hash)
+	require.Nil(t, got.SubmitKey, "the key is not read back")
+
+	again, err := mk(1, "again", "hub-7f3a", "h2")
+	require.ErrorIs(t, err, controlplane.ErrConflict)
+	require.Zero(t, again.ID)
+	_, total, err := s.ListForwardedTasks(ctx(t), controlplane.ForwardedFilter{OwnerID: 1, Page: controlplane.Page{Limit: 10}})
+	require.NoError(t, err)
+	require.Equal(t, 1, total, "nothing of the refused record is stored")
+	_, err = mk(2, "theirs", "hub-7f3a", "h1")
+	require.NoError(t, err, "keys are per owner")
+	_, _, err = s.ForwardedTaskBySubmitKey(ctx(t), 1, "never-used")
+	require.ErrorIs(t, err, controlplane.ErrNotFound)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = mk(3, "race", "race-key", "h") })
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		if err == nil {
+			ok++
+		} else {
+			require.ErrorIs(t, err, controlplane.ErrConflict)
+		}
+	}
+	require.Equal(t, 1, ok)
 }

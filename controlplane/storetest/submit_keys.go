@@ -129,9 +129,9 @@ func testWorkflowSubmitKeys(t *testing.T, open WorkflowOpener) {
 	require.Equal(t, 1, ok)
 }
 
-// testPruneSubmitKeys: retention clears the keys of tasks and workflows
-// created before its bound (they stay), after which a key may be used
-// again.
+// testPruneSubmitKeys: retention clears the keys of tasks, workflows and
+// forwarded tasks created before its bound (they stay), after which a key
+// may be used again.
 func testPruneSubmitKeys(t *testing.T, open RetentionOpener) {
 	s := open(t)
 	u := mkUser(t, s, "carol", controlplane.RoleUser)
@@ -171,4 +171,18 @@ func testPruneSubmitKeys(t *testing.T, open RetentionOpener) {
 	require.ErrorIs(t, err, controlplane.ErrNotFound)
 	_, err = ws.GetWorkflow(ctx(t), wf.ID)
 	require.NoError(t, err, "the workflow stays")
+
+	// So do the hub's forwarded tasks'.
+	cs, ok := s.(controlplane.ClusterStore)
+	require.True(t, ok, "both stores keep the hub's forwarded tasks")
+	ft := &controlplane.ForwardedTask{Cluster: "east", OwnerID: u.ID, State: controlplane.ForwardedForwarding,
+		SubmitKey: &controlplane.SubmitKey{Key: "fk", Hash: "h"}}
+	require.NoError(t, cs.CreateForwardedTask(ctx(t), ft))
+	p, err = s.PruneSubmitKeys(ctx(t), controlplane.PruneRule{Before: ft.CreatedAt.Add(time.Hour), Limit: 10})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, p.Rows)
+	_, _, err = cs.ForwardedTaskBySubmitKey(ctx(t), u.ID, "fk")
+	require.ErrorIs(t, err, controlplane.ErrNotFound)
+	_, err = cs.GetForwardedTask(ctx(t), ft.ID)
+	require.NoError(t, err, "the forwarded task stays")
 }

@@ -138,22 +138,36 @@ func (x *handlers) tasks(ctx context.Context, in *tasksIn) (*httpapi.Body[httpap
 }
 
 type submitIn struct {
-	Body apitypes.HubTaskSubmitJSON
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" doc:"Makes the submission safe to retry: a second request with the same key from the same caller and the same body is answered with the task the first one placed (header Idempotent-Replayed: true) instead of placing another; the same key with a different body is refused (409, code idempotency_key_reused), and while the first is still being forwarded (409, code idempotency_key_in_progress). Keys are kept 24 hours."`
+	Body           apitypes.HubTaskSubmitJSON
 }
 
-func (x *handlers) submit(ctx context.Context, in *submitIn) (*httpapi.Body[apitypes.HubTaskJSON], error) {
+type submitOut struct {
+	Replayed string `header:"Idempotent-Replayed" doc:"true when the task was placed by an earlier request with the same Idempotency-Key"`
+	Body     apitypes.HubTaskJSON
+}
+
+func (x *handlers) submit(ctx context.Context, in *submitIn) (*submitOut, error) {
+	var key *controlplane.SubmitKey
+	if in.IdempotencyKey != "" {
+		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: httpapi.SubmitHash(in.Body)}
+	}
 	// The member admits whatever tenant the hub's key names: the hub
 	// admits the caller into the task's tenant first, as POST /tasks does.
 	if err := x.api.AdmitForwardedTask(ctx, &in.Body.Task); err != nil {
 		return nil, err
 	}
-	out, err := x.h.Submit(ctx, in.Body, caller(ctx))
+	out, replayed, err := x.h.SubmitOnce(ctx, in.Body, caller(ctx), key)
 	if err != nil {
 		return nil, err
 	}
 	httpapi.SetAudit(ctx, "hub-task.submit", "hub-task/"+strconv.FormatInt(out.ID, 10))
 	httpapi.SetAuditDetail(ctx, "cluster "+out.Cluster+", task "+strconv.FormatInt(out.MemberTaskID, 10))
-	return &httpapi.Body[apitypes.HubTaskJSON]{Body: *out}, nil
+	res := &submitOut{Body: *out}
+	if replayed {
+		res.Replayed = "true"
+	}
+	return res, nil
 }
 
 func (x *handlers) task(ctx context.Context, in *idIn) (*httpapi.Body[apitypes.HubTaskJSON], error) {

@@ -107,12 +107,28 @@ func (q Queries) CreateForwardedTask(ctx context.Context, t *controlplane.Forwar
 	}
 	now := q.db.Now()
 	t.CreatedAt, t.UpdatedAt = now, now
+	var key, hash *string
+	if t.SubmitKey != nil {
+		key, hash = &t.SubmitKey.Key, &t.SubmitKey.Hash
+	}
 	return q.db.Write(ctx, func(c Conn) error {
 		return c.QueryRow(ctx, `INSERT INTO forwarded_tasks (cluster, member_task_id, name, owner_id, owner, tenant, state,
-			reason, placement, created_at, updated_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
+			reason, placement, created_at, updated_at, finished_at, submit_key, submit_hash)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13)
 			RETURNING id`, t.Cluster, t.MemberTaskID, t.Name, t.OwnerID, t.Owner, t.Tenant, string(t.State), t.Reason,
-			string(t.Placement), q.db.Time(now), q.db.NullTime(t.FinishedAt)).Scan(&t.ID)
+			string(t.Placement), q.db.Time(now), q.db.NullTime(t.FinishedAt), key, hash).Scan(&t.ID)
 	})
+}
+
+// ForwardedTaskBySubmitKey: see controlplane.ClusterStore.
+func (q Queries) ForwardedTaskBySubmitKey(ctx context.Context, ownerID int64, key string) (*controlplane.ForwardedTask, string, error) {
+	var hash string
+	t, err := q.scanForwarded(scanFirst{q.db.Reader().QueryRow(ctx, `SELECT submit_hash, `+forwardedCols+` FROM forwarded_tasks
+		WHERE owner_id = $1 AND submit_key = $2`, ownerID, key), &hash})
+	if err != nil {
+		return nil, "", fmt.Errorf("hub task submitted with key %q: %w", key, err)
+	}
+	return t, hash, nil
 }
 
 // GetForwardedTask: see controlplane.ClusterStore.

@@ -195,8 +195,9 @@ func scanID(r Row) (int64, error) {
 	return id, r.Scan(&id)
 }
 
-// PruneSubmitKeys clears the idempotency keys of tasks and of workflows
-// created before rule.Before, at most rule.Limit of each, oldest first.
+// PruneSubmitKeys clears the idempotency keys of tasks, workflows and
+// forwarded (hub) tasks created before rule.Before, at most rule.Limit of
+// each, oldest first.
 func (q Queries) PruneSubmitKeys(ctx context.Context, rule controlplane.PruneRule) (controlplane.Pruned, error) {
 	if err := storeutil.CheckPruneRule(rule); err != nil {
 		return controlplane.Pruned{}, err
@@ -206,7 +207,7 @@ func (q Queries) PruneSubmitKeys(ctx context.Context, rule controlplane.PruneRul
 	}
 	var out controlplane.Pruned
 	err := q.db.Write(ctx, func(c Conn) error {
-		for _, table := range []string{"tasks", "workflows"} {
+		for _, table := range []string{"tasks", "workflows", "forwarded_tasks"} {
 			n, err := c.Exec(ctx, `UPDATE `+table+` SET submit_key = NULL, submit_hash = NULL WHERE id IN (SELECT id FROM `+
 				table+` WHERE submit_key IS NOT NULL AND created_at < $1 ORDER BY id LIMIT $2)`, q.db.Time(rule.Before), rule.Limit)
 			if err != nil {
