@@ -74,7 +74,7 @@ func (a *API) RegisterWorkflows(st controlplane.WorkflowStore, kick func()) {
 		Summary: "Submit a workflow (YAML or JSON document)", Tags: tags, DefaultStatus: http.StatusCreated},
 		Perm(auth.ResTasks, auth.ActWrite), h.submit)
 	Register(a, huma.Operation{OperationID: "list-workflows", Method: http.MethodGet, Path: p,
-		Summary: "List workflows (role user: own only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.list)
+		Summary: "List workflows: what GET /workflows/{id} shows (role user: own only; viewers: their own and the tenants whose tasks they see)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.list)
 	Register(a, huma.Operation{OperationID: "get-workflow", Method: http.MethodGet, Path: p + "/{id}",
 		Summary: "A workflow with its steps and graph", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.get)
 	Register(a, huma.Operation{OperationID: "list-workflow-events", Method: http.MethodGet, Path: p + "/{id}/events",
@@ -215,11 +215,18 @@ func (h *workflowAPI) list(ctx context.Context, in *listWorkflowsIn) (*Body[*Lis
 		f.States = append(f.States, st)
 	}
 	p := PrincipalFrom(ctx)
-	switch p.Role {
-	case controlplane.RoleAgent:
+	if p.Role == controlplane.RoleAgent {
 		return &Body[*List[WorkflowJSON]]{Body: &List[WorkflowJSON]{Items: []WorkflowJSON{}, Limit: f.Page.Limit, Offset: f.Page.Offset}}, nil
-	case controlplane.RoleViewer:
-		f.Tenant = p.Tenant
+	}
+	// The list holds what GET /workflows/{id} shows (workflowVisible):
+	// below operator the caller's own and the tenants whose every task it
+	// sees, a tenant-scoped key in its tenant only; a viewer in no tenant
+	// lists nothing of others.
+	if !p.ClusterWide() {
+		if p.KeyTenant != "" {
+			f.Tenant = p.KeyTenant
+		}
+		f.Scope = &controlplane.TaskScope{Tenants: p.TasksTenants(), OwnerID: p.UserID}
 	}
 	switch {
 	case ownOnly(p):
