@@ -130,7 +130,10 @@ type WorkflowFilter struct {
 	States  []WorkflowState
 	OwnerID int64
 	Tenant  string
-	Query   string // substring of the name
+	// Scope, when set, keeps only what a caller below operator sees, as
+	// for tasks: the workflows of Scope.Tenants and its owner's own.
+	Scope *TaskScope
+	Query string // substring of the name
 	// Active selects the workflows the engine must look at: pending or
 	// running, or ended with a step still running (its task being stopped).
 	Active bool

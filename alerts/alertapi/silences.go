@@ -83,7 +83,7 @@ func (h *Handlers) listChannels(ctx context.Context, _ *struct{}) (*httpapi.Body
 		if !tenantVisible(v, c.Tenant) {
 			continue
 		}
-		out.Items = append(out.Items, channelJSON(c))
+		out.Items = append(out.Items, channelJSON(c, v.All))
 	}
 	return &httpapi.Body[channelsOut]{Body: out}, nil
 }
@@ -96,8 +96,12 @@ func channelFrom(spec ChannelSpecJSON, prev *controlplane.NotifyChannel) (*contr
 	c := &controlplane.NotifyChannel{Name: spec.Name, Type: spec.Type, Config: map[string]string{}, Tenant: spec.Tenant,
 		Enabled: true, SendResolved: true}
 	for k, v := range spec.Config {
-		if v == masked && prev != nil {
+		switch {
+		case prev == nil:
+		case v == masked:
 			v = prev.Config[k] // the client sent back the mask: keep the secret
+		case k == urlKey && v != prev.Config[k] && v == maskURL(prev.Config[k]):
+			v = prev.Config[k] // the masked url as listed: keep the stored one
 		}
 		c.Config[k] = v
 	}
@@ -123,7 +127,7 @@ func (h *Handlers) createChannel(ctx context.Context, in *channelIn) (*httpapi.B
 		return nil, err
 	}
 	httpapi.SetAudit(ctx, "alert-channel.create", fmt.Sprintf("alert-channel/%d", c.ID))
-	return &httpapi.Body[ChannelJSON]{Body: channelJSON(c)}, nil
+	return &httpapi.Body[ChannelJSON]{Body: channelJSON(c, true)}, nil
 }
 
 type updateChannelIn struct {
@@ -145,7 +149,7 @@ func (h *Handlers) updateChannel(ctx context.Context, in *updateChannelIn) (*htt
 	if err := h.store.UpdateChannel(ctx, c); err != nil {
 		return nil, err
 	}
-	return &httpapi.Body[ChannelJSON]{Body: channelJSON(c)}, nil
+	return &httpapi.Body[ChannelJSON]{Body: channelJSON(c, true)}, nil
 }
 
 func (h *Handlers) deleteChannel(ctx context.Context, in *idIn) (*struct{}, error) {

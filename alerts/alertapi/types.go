@@ -136,7 +136,7 @@ type ChannelJSON struct {
 	ID           int64             `json:"id"`
 	Name         string            `json:"name"`
 	Type         string            `json:"type" enum:"alertmanager,webhook,dingtalk,wecom,feishu,email"`
-	Config       map[string]string `json:"config" doc:"Secret values (secret, password, bearer_token) read as ******"`
+	Config       map[string]string `json:"config" doc:"Secret values (secret, password, bearer_token) read as ******; below operator the url reads as scheme://host/****** (robot keys and webhook tokens live in it)"`
 	Levels       []string          `json:"levels"`
 	Tenant       string            `json:"tenant"`
 	Enabled      bool              `json:"enabled"`
@@ -151,11 +151,19 @@ var secretKeys = map[string]bool{"secret": true, "password": true, "bearer_token
 // masked stands in for a secret in responses; sending it back keeps the stored value.
 const masked = "******"
 
-func channelJSON(c *controlplane.NotifyChannel) ChannelJSON {
+// channelJSON renders c; fullURL is for the callers who manage channels
+// (cluster admins and operators). Everyone else who sees the channel (its
+// tenant's members and viewers) gets the url masked by maskURL: WeCom's
+// key, DingTalk's access_token and Feishu's hook path are the robot's only
+// credential, and whoever holds them can post to the group.
+func channelJSON(c *controlplane.NotifyChannel, fullURL bool) ChannelJSON {
 	cfg := map[string]string{}
 	for k, v := range c.Config {
-		if secretKeys[k] && v != "" {
+		switch {
+		case secretKeys[k] && v != "":
 			v = masked
+		case k == urlKey && !fullURL:
+			v = maskURL(v)
 		}
 		cfg[k] = v
 	}

@@ -71,6 +71,15 @@ func TestRouteAccessByTenant(t *testing.T) {
 				who := fmt.Sprintf("%s/%s", c.role, c.rel)
 				cells++
 				if rt.Access.AllowsIn(c.role, c.rel) {
+					if c.rel == httpapi.RelViewer && r.Status == http.StatusForbidden && rt.Method != http.MethodGet {
+						// The route admits the caller, the object does not: a
+						// tenant's viewer sees its tasks and workflows but acts
+						// on none it does not own (httpapi.TaskActionable).
+						var e errorBody
+						require.NoError(t, json.Unmarshal(r.Body, &e), "%s as %s: %s", key, who, r.Body)
+						require.Equal(t, httpapi.CodeTenantReadOnly, e.Error.Code, "%s as %s: %s", key, who, r.Body)
+						continue
+					}
 					require.NotContains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, r.Status,
 						"%s as %s is allowed by %s: %s", key, who, rt.Access, r.Body)
 					require.Less(t, r.Status, 500, "%s as %s: %s", key, who, r.Body)

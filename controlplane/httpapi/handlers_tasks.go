@@ -57,7 +57,7 @@ func (a *API) registerTasks() {
 	Register(a, huma.Operation{OperationID: "get-task", Method: http.MethodGet, Path: Prefix + "/tasks/{id}",
 		Summary: "Get a task", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.getTask)
 	Register(a, huma.Operation{OperationID: "cancel-task", Metadata: Audited("task.cancel"), Method: http.MethodPost, Path: Prefix + "/tasks/{id}/cancel",
-		Summary: "Cancel a task (owner or operator+)", Tags: tags, Errors: []int{404, 409}}, Perm(auth.ResTasks, auth.ActCancel), a.cancelTask)
+		Summary: "Cancel a task (owner, the tenant's admins or operator+; a tenant viewer: 403 tenant_read_only)", Tags: tags, Errors: []int{403, 404, 409}}, Perm(auth.ResTasks, auth.ActCancel), a.cancelTask)
 	Register(a, huma.Operation{OperationID: "list-task-events", Method: http.MethodGet, Path: Prefix + "/tasks/{id}/events",
 		Summary: "A task's state transitions", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), a.taskEvents)
 }
@@ -256,7 +256,7 @@ func (a *API) cancelTask(ctx context.Context, in *cancelTaskIn) (*Body[TaskJSON]
 	// The task may move (scheduler, agent) between our read and the
 	// guarded transition; retry on a lost race, give up on a terminal state.
 	for attempt := 0; attempt < 5; attempt++ {
-		t, err := a.visibleTask(ctx, in.ID)
+		t, err := a.actionableTask(ctx, in.ID)
 		if err != nil {
 			return nil, err
 		}

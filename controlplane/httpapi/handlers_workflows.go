@@ -75,20 +75,20 @@ func (a *API) RegisterWorkflows(st controlplane.WorkflowStore, kick func()) {
 		Summary: "Submit a workflow (YAML or JSON document)", Tags: tags, DefaultStatus: http.StatusCreated, Errors: []int{409}},
 		Perm(auth.ResTasks, auth.ActWrite), h.submit)
 	Register(a, huma.Operation{OperationID: "list-workflows", Method: http.MethodGet, Path: p,
-		Summary: "List workflows (role user: own only)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.list)
+		Summary: "List workflows: what GET /workflows/{id} shows (role user: own only; viewers: their own and the tenants whose tasks they see)", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.list)
 	Register(a, huma.Operation{OperationID: "get-workflow", Method: http.MethodGet, Path: p + "/{id}",
 		Summary: "A workflow with its steps and graph", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.get)
 	Register(a, huma.Operation{OperationID: "list-workflow-events", Method: http.MethodGet, Path: p + "/{id}/events",
 		Summary: "A workflow's and its steps' state changes", Tags: tags}, Perm(auth.ResTasks, auth.ActRead), h.events)
 	Register(a, huma.Operation{OperationID: "cancel-workflow", Metadata: Audited("workflow.cancel"), Method: http.MethodPost,
-		Path: p + "/{id}/cancel", Summary: "Cancel a workflow (running steps are stopped)", Tags: tags, Errors: []int{404, 409}},
+		Path: p + "/{id}/cancel", Summary: "Cancel a workflow (running steps are stopped; owner, the tenant's admins or operator+)", Tags: tags, Errors: []int{403, 404, 409}},
 		Perm(auth.ResTasks, auth.ActCancel), h.cancel)
 	Register(a, huma.Operation{OperationID: "retry-workflow", Metadata: Audited("workflow.retry"), Method: http.MethodPost,
-		Path: p + "/{id}/retry", Summary: "Retry a failed or cancelled workflow from its failed steps (or from a named step)",
-		Tags: tags, Errors: []int{404, 409}}, Perm(auth.ResTasks, auth.ActWrite), h.retry)
+		Path: p + "/{id}/retry", Summary: "Retry a failed or cancelled workflow from its failed steps (or from a named step; owner, the tenant's admins or operator+)",
+		Tags: tags, Errors: []int{403, 404, 409}}, Perm(auth.ResTasks, auth.ActWrite), h.retry)
 	Register(a, huma.Operation{OperationID: "resubmit-workflow", Metadata: Audited("workflow.resubmit"), Method: http.MethodPost,
-		Path: p + "/{id}/resubmit", Summary: "Submit a workflow's spec again as a new workflow", Tags: tags,
-		DefaultStatus: http.StatusCreated, Errors: []int{404}}, Perm(auth.ResTasks, auth.ActWrite), h.resubmit)
+		Path: p + "/{id}/resubmit", Summary: "Submit a workflow's spec again as a new workflow (owner, the tenant's admins or operator+; the tenant must admit the caller as for a submit)", Tags: tags,
+		DefaultStatus: http.StatusCreated, Errors: []int{403, 404}}, Perm(auth.ResTasks, auth.ActWrite), h.resubmit)
 }
 
 func workflowTarget(id int64) string { return "workflow/" + strconv.FormatInt(id, 10) }
@@ -173,8 +173,10 @@ func (h *workflowAPI) submit(ctx context.Context, in *submitWorkflowIn) (*submit
 	if err := h.a.admitTaskTenant(ctx, p, &probe); err != nil {
 		return nil, err
 	}
+	// The tenant admitted, not the token's: a token issued before a tenant
+	// switch names the tenant the caller left.
 	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: []byte(in.Body.Document), Params: in.Body.Params,
-		OwnerID: p.UserID, Owner: p.Username, Tenant: p.Tenant, SubmitKey: key})
+		OwnerID: p.UserID, Owner: p.Username, Tenant: probe.Tenant, SubmitKey: key})
 	if err != nil {
 		if key != nil && errors.Is(err, controlplane.ErrConflict) {
 			// The same key raced in through another request or server.
@@ -244,6 +246,20 @@ func workflowVisible(p *auth.Principal, w *controlplane.Workflow) bool {
 	return TaskVisible(p, &controlplane.Task{OwnerID: w.OwnerID, Spec: controlplane.TaskSpec{Tenant: w.Tenant}})
 }
 
+// actionable loads a workflow the caller may act on (TaskActionable, as
+// for a task of its owner and tenant): not found when the caller does not
+// see it, tenant_read_only when it only sees it.
+func (h *workflowAPI) actionable(ctx context.Context, id int64) (*controlplane.Workflow, error) {
+	w, err := h.visible(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !TaskActionable(PrincipalFrom(ctx), &controlplane.Task{OwnerID: w.OwnerID, Spec: controlplane.TaskSpec{Tenant: w.Tenant}}) {
+		return nil, readOnlyIn(w.Tenant, fmt.Sprintf("workflow %d", w.ID))
+	}
+	return w, nil
+}
+
 // visible loads a workflow the caller may see; others' are "not found".
 func (h *workflowAPI) visible(ctx context.Context, id int64) (*controlplane.Workflow, error) {
 	w, err := h.st.GetWorkflow(ctx, id)
@@ -266,11 +282,18 @@ func (h *workflowAPI) list(ctx context.Context, in *listWorkflowsIn) (*Body[*Lis
 		f.States = append(f.States, st)
 	}
 	p := PrincipalFrom(ctx)
-	switch p.Role {
-	case controlplane.RoleAgent:
+	if p.Role == controlplane.RoleAgent {
 		return &Body[*List[WorkflowJSON]]{Body: &List[WorkflowJSON]{Items: []WorkflowJSON{}, Limit: f.Page.Limit, Offset: f.Page.Offset}}, nil
-	case controlplane.RoleViewer:
-		f.Tenant = p.Tenant
+	}
+	// The list holds what GET /workflows/{id} shows (workflowVisible):
+	// below operator the caller's own and the tenants whose every task it
+	// sees, a tenant-scoped key in its tenant only; a viewer in no tenant
+	// lists nothing of others.
+	if !p.ClusterWide() {
+		if p.KeyTenant != "" {
+			f.Tenant = p.KeyTenant
+		}
+		f.Scope = &controlplane.TaskScope{Tenants: p.TasksTenants(), OwnerID: p.UserID}
 	}
 	switch {
 	case ownOnly(p):
@@ -319,7 +342,7 @@ func (h *workflowAPI) events(ctx context.Context, in *idIn) (*Body[WorkflowEvent
 
 func (h *workflowAPI) cancel(ctx context.Context, in *cancelWorkflowIn) (*Body[WorkflowDetailJSON], error) {
 	SetAudit(ctx, "workflow.cancel", workflowTarget(in.ID))
-	if _, err := h.visible(ctx, in.ID); err != nil {
+	if _, err := h.actionable(ctx, in.ID); err != nil {
 		return nil, err
 	}
 	actor := PrincipalFrom(ctx).Actor()
@@ -337,7 +360,7 @@ func (h *workflowAPI) cancel(ctx context.Context, in *cancelWorkflowIn) (*Body[W
 
 func (h *workflowAPI) retry(ctx context.Context, in *retryWorkflowIn) (*Body[WorkflowDetailJSON], error) {
 	SetAudit(ctx, "workflow.retry", workflowTarget(in.ID))
-	if _, err := h.visible(ctx, in.ID); err != nil {
+	if _, err := h.actionable(ctx, in.ID); err != nil {
 		return nil, err
 	}
 	from := ""
@@ -354,11 +377,19 @@ func (h *workflowAPI) retry(ctx context.Context, in *retryWorkflowIn) (*Body[Wor
 
 func (h *workflowAPI) resubmit(ctx context.Context, in *idIn) (*Body[WorkflowDetailJSON], error) {
 	SetAudit(ctx, "workflow.resubmit", workflowTarget(in.ID))
-	old, err := h.visible(ctx, in.ID)
+	old, err := h.actionable(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
 	p := PrincipalFrom(ctx)
+	if old.Tenant != "" {
+		// The copy's tasks run in the original's tenant: it must still
+		// admit the caller (a member, not a viewer), as a submit there would.
+		probe := controlplane.TaskSpec{Tenant: old.Tenant}
+		if err := h.a.admitTaskTenant(ctx, p, &probe); err != nil {
+			return nil, err
+		}
+	}
 	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: old.Spec, OwnerID: p.UserID, Owner: p.Username,
 		Tenant: old.Tenant, ResubmittedFrom: old.ID})
 	if err != nil {

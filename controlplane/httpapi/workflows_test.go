@@ -75,7 +75,9 @@ steps:
 	require.Equal(t, 1, kicked)
 	require.Equal(t, "bonjour", w.Spec["params"].(map[string]any)["msg"])
 
-	// Visibility: another user sees nothing; the viewer sees but cannot act.
+	// Visibility: another user sees nothing; the viewer (in no tenant, so
+	// not one of user1's tenant) neither lists nor reads it and cannot act;
+	// an operator lists it by state and name.
 	status, _ = e.apiErr(http.MethodGet, "/api/v1/workflows/"+itoa(w.ID), u2, nil)
 	require.Equal(t, http.StatusNotFound, status)
 	status, _ = e.apiErr(http.MethodPost, "/api/v1/workflows/"+itoa(w.ID)+"/cancel", u2, nil)
@@ -85,6 +87,10 @@ steps:
 	status, _ = e.apiErr(http.MethodPost, "/api/v1/workflows/"+itoa(w.ID)+"/cancel", e.tokens[controlplane.RoleViewer], nil)
 	require.Equal(t, http.StatusForbidden, status)
 	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/workflows?state=pending&q=api", e.tokens[controlplane.RoleViewer], nil, &l))
+	require.Zero(t, l.Total, "the list holds what GET /workflows/{id} shows")
+	status, _ = e.apiErr(http.MethodGet, "/api/v1/workflows/"+itoa(w.ID), e.tokens[controlplane.RoleViewer], nil)
+	require.Equal(t, http.StatusNotFound, status)
+	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/workflows?state=pending&q=api", e.tokens[controlplane.RoleOperator], nil, &l))
 	require.Equal(t, 1, l.Total)
 	status, _ = e.apiErr(http.MethodGet, "/api/v1/workflows?state=bogus", u1, nil)
 	require.Equal(t, http.StatusBadRequest, status)

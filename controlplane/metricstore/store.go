@@ -38,6 +38,9 @@ type Options struct {
 	// IngestKey names a push's sender for its new-series budget (the
 	// server passes the API key or user); nil means the client address.
 	IngestKey func(*http.Request) string
+	// IngestHost names the only host_name a push may carry ("" = any);
+	// nil: any push names any host.
+	IngestHost func(*http.Request) string
 }
 
 // Store is the server's metrics backbone in either mode.
@@ -82,7 +85,7 @@ func Open(cfg Config, o Options) (*Store, error) {
 	s.ingest, err = ingest.New(backend, ingest.Options{
 		Limits: cfg.Ingest, Logger: o.Logger.With("component", "ingest"), Registerer: o.Registerer,
 		Metadata: meta, LookbackDelta: cfg.Query.LookbackDelta, PromoteResourceAttributes: cfg.PromoteResourceAttributes,
-		KeyOf: o.IngestKey,
+		KeyOf: o.IngestKey, HostOf: o.IngestHost,
 	})
 	if err != nil {
 		_ = s.Close()

@@ -38,9 +38,14 @@ func mapErr(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
-		case pe.Code == codeUniqueViolation, pe.Code == codeForeignKeyViolation,
-			pe.Code == codeSerialization, pe.Code == codeDeadlock:
-			return fmt.Errorf("%w: %s", controlplane.ErrConflict, pe.Message)
+		// Constraint refusals are 409s the API shows as is: the server's
+		// message names tables, columns and constraints, so it stays here.
+		case pe.Code == codeUniqueViolation:
+			return controlplane.ConflictExists()
+		case pe.Code == codeForeignKeyViolation:
+			return controlplane.ConflictReference()
+		case pe.Code == codeSerialization, pe.Code == codeDeadlock:
+			return fmt.Errorf("%w: a concurrent change came first; try again", controlplane.ErrConflict)
 		case strings.HasPrefix(pe.Code, "22"): // data exception, e.g. a NUL byte in text
 			return fmt.Errorf("%w: %s", controlplane.ErrInvalid, pe.Message)
 		case strings.HasPrefix(pe.Code, "08"), strings.HasPrefix(pe.Code, "53"), strings.HasPrefix(pe.Code, "57P"):

@@ -168,7 +168,7 @@ func (s *Server) build(ctx context.Context, o Options) error {
 func (s *Server) openMetrics(reg *prometheus.Registry, version string) error {
 	ms, err := metricstore.Open(s.cfg.metricsConfig(), metricstore.Options{
 		Logger: s.log.With("component", "metrics"), Registerer: reg, Gatherer: reg, Version: version,
-		IngestKey: ingestSender,
+		IngestKey: ingestSender, IngestHost: ingestHost,
 	})
 	if err != nil {
 		return fmt.Errorf("open metrics store: %w", err)
@@ -347,6 +347,17 @@ func Run(ctx context.Context, cfg Config, o Options) error {
 // Config is the configuration the server was built with (subsystems
 // attached beside it read their sections from it).
 func (s *Server) Config() Config { return s.cfg }
+
+// ingestHost is the host_name a node agent's push may carry: its node id,
+// which its collector stamps on every series and by which the scheduler's
+// LoadAware and the alerts know the node. Others (admin keys, scrapers)
+// push for any host.
+func ingestHost(r *http.Request) string {
+	if p := httpapi.PrincipalFrom(r.Context()); p != nil && p.Role == controlplane.RoleAgent {
+		return p.NodeID
+	}
+	return ""
+}
 
 // ingestSender names a metrics push's sender for its series budget: the
 // API key or user that authenticated it.

@@ -14,7 +14,9 @@ import (
 
 // mapErr turns driver errors into the domain's sentinels; this is the only
 // place that knows SQLite's result codes. The driver error's text is kept for
-// logs, but its type does not leak above the store.
+// logs, but its type does not leak above the store; a constraint refusal
+// (a 409 the API shows as is) keeps neither: its text names tables,
+// columns and constraints.
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -31,9 +33,10 @@ func mapErr(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY,
-			sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return fmt.Errorf("%w: %v", controlplane.ErrConflict, err)
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return controlplane.ConflictExists()
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return controlplane.ConflictReference()
 		}
 		switch se.Code() & 0xff { // primary result code
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN,

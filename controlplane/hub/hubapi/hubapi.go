@@ -49,7 +49,10 @@ func Mount(api *httpapi.API, h *hub.Hub) {
 		Metadata: httpapi.Audited("cluster.remove"), DefaultStatus: http.StatusNoContent, Tags: ctags, Errors: []int{404},
 		Summary: "Unregister a member (its unfinished forwarded tasks become unknown)"}, httpapi.Perm(auth.ResClusters, auth.ActDelete), x.remove)
 
-	tread := httpapi.Perm(auth.ResTasks, auth.ActRead)
+	// People only: the hub knows callers by user id, and a node's agent key
+	// carries the id of the administrator who issued its bootstrap token,
+	// so it would read that administrator's forwarded tasks (env, logs).
+	tread := httpapi.Perm(auth.ResTasks, auth.ActRead).ForPeople()
 	httpapi.Register(api, huma.Operation{OperationID: "list-hub-tasks", Method: http.MethodGet, Path: p + "/hub/tasks",
 		Summary: "Tasks the hub placed on members (a user's own; all for admins and operators)", Tags: ttags}, tread, x.tasks)
 	httpapi.Register(api, huma.Operation{OperationID: "submit-hub-task", Method: http.MethodPost, Path: p + "/hub/tasks",

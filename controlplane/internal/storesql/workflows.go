@@ -84,6 +84,13 @@ func (q Queries) ListWorkflows(ctx context.Context, f controlplane.WorkflowFilte
 	if f.Tenant != "" {
 		where = append(where, "tenant = "+a.Add(f.Tenant))
 	}
+	if sc := f.Scope; sc != nil {
+		cond := "owner_id = " + a.Add(sc.OwnerID)
+		if len(sc.Tenants) > 0 {
+			cond += " OR tenant IN (" + q.inList(a, sc.Tenants) + ")"
+		}
+		where = append(where, "("+cond+")")
+	}
 	if f.Query != "" {
 		where = append(where, `name `+q.db.ILike()+` `+a.Add(storeutil.ContainsPattern(f.Query))+` ESCAPE '\'`)
 	}

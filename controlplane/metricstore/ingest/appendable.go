@@ -51,6 +51,9 @@ func (c *countingAppender) checkSeries(ls labels.Labels) error {
 	if err := v.check(ls); err != nil {
 		return err
 	}
+	if err := checkHost(ls, c.outcome.host); err != nil {
+		return err
+	}
 	if len(c.series) >= v.limits.MaxSeriesPerRequest {
 		return fmt.Errorf("%w: more than %d series in one push; send smaller batches", ErrRejected, v.limits.MaxSeriesPerRequest)
 	}
@@ -127,6 +130,8 @@ func (c *countingAppender) Rollback() error {
 type outcome struct {
 	err error
 	key string
+	// host is the only host_name the push may carry ("" = any).
+	host string
 }
 
 func (o *outcome) set(err error) {

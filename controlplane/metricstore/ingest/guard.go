@@ -21,6 +21,7 @@ import (
 type guard struct {
 	limits   Limits
 	keyOf    func(*http.Request) string
+	hostOf   func(*http.Request) string // nil: any host_name
 	logger   *slog.Logger
 	slots    chan struct{}
 	inflight atomic.Int64 // bytes of bodies currently held
@@ -98,6 +99,9 @@ func (g *guard) serve(w *recorder, r *http.Request, next http.Handler, pre func(
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	oc := &outcome{key: g.keyOf(r)}
+	if g.hostOf != nil {
+		oc.host = g.hostOf(r)
+	}
 	r = r.WithContext(context.WithValue(r.Context(), outcomeKey{}, oc))
 
 	w.capture = true

@@ -40,6 +40,10 @@ type Options struct {
 	// KeyOf names a push's sender for its new-series budget (the server
 	// passes the API key or user); nil means the client address.
 	KeyOf func(*http.Request) string
+	// HostOf names the only host_name a push may carry ("" = any): the
+	// server passes a node agent's node id, so one node's key cannot write
+	// series for another node (HostLabel).
+	HostOf func(*http.Request) string
 	// Now is the clock of the series budgets; nil means time.Now.
 	Now func() time.Time
 }
@@ -100,6 +104,7 @@ func New(backend storage.AppendableV2, o Options) (*Handler, error) {
 	if g.keyOf == nil {
 		g.keyOf = remoteAddr
 	}
+	g.hostOf = o.HostOf
 	// Prometheus' receivers log a sender's mistakes (bad snappy, bad
 	// protobuf, refused series) at ERROR; they are 4xx answers, so their
 	// records are capped at WARN. Real failures are logged at ERROR once

@@ -50,6 +50,8 @@ const ZH: Rule[] = [
   [/^tenant "(.*)" is disabled and accepts no new tasks$/, (m) => `租户“${m[1]}”已停用，不再接受新任务`],
   [/^tenant (.*) is disabled$/, (m) => `租户“${m[1]}”已停用`],
   [/^you are a viewer of tenant "(.*)" and cannot submit tasks into it$/, (m) => `你是租户“${m[1]}”的只读成员，不能向其提交任务`],
+  [/^you are a viewer of tenant "(.*)": only the owner and the tenant's admins can act on (task|workflow) (\d+)$/, (m) =>
+    `你是租户“${m[1]}”的只读成员：只有所有者和该租户的管理员可以操作${m[2] === 'task' ? '任务' : '工作流'} ${m[3]}`],
   [/^tenant "(.*)" has no project "(.*)"$/, (m) => `租户“${m[1]}”没有项目“${m[2]}”`],
   [/^project "(.*)" of tenant "(.*)" is disabled$/, (m) => `租户“${m[2]}”的项目“${m[1]}”已停用`],
   [/^conflict: you cannot give up your own tenant-admin role in "(.*)"; another tenant admin or a cluster admin can$/, (m) => `冲突：你不能放弃自己在“${m[1]}”的租户管理员角色；可由其他租户管理员或集群管理员操作`],
