@@ -80,7 +80,8 @@ type ForwardedTask struct {
 type ForwardedFilter struct {
 	Cluster string
 	OwnerID int64
-	Active  bool // not terminal
+	Tenant  string // only this tenant's ("" any)
+	Active  bool   // not terminal
 	Page    Page
 }
 

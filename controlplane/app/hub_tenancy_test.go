@@ -21,7 +21,8 @@ import (
 // the hub therefore admits the tenant itself, as POST /tasks does (a
 // member of acme cannot run a task on globex's quota through the hub, a
 // user in no tenant cannot name one, a task without a tenant runs in the
-// submitter's), and narrows cross-cluster PromQL to the caller's tenants.
+// submitter's), a tenant-scoped key sees its tenant's forwarded tasks only,
+// and the hub narrows cross-cluster PromQL to the caller's tenants.
 func TestHubTenancy(t *testing.T) {
 	east := startMember(t, "1.4.0")
 	hub := startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
@@ -62,7 +63,24 @@ func TestHubTenancy(t *testing.T) {
 	var got apitypes.TaskJSON
 	east.s.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d", ht.MemberTaskID), east.admin, nil, &got)
 	require.Equal(t, "acme", got.Tenant, "a task without a tenant runs in the submitter's")
-	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", admin, task("globex"), nil)
+	var inGlobex apitypes.HubTaskJSON
+	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/hub/tasks", admin, task("globex"), &inGlobex)
+
+	// A key scoped to acme acts in acme only: its owner's forwarded tasks
+	// in globex are not listed and not found through it.
+	var acmeKey struct {
+		Key string `json:"key"`
+	}
+	hub.ok(http.StatusOK, http.MethodPut, "/api/v1/tenants/acme/members/admin", admin, map[string]string{"role": "member"}, nil)
+	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/tenants/acme/apikeys", admin, map[string]string{"name": "acme-ci"}, &acmeKey)
+	var listed apitypes.List[apitypes.HubTaskJSON]
+	hub.ok(http.StatusOK, http.MethodGet, "/api/v1/hub/tasks", acmeKey.Key, nil, &listed)
+	for _, it := range listed.Items {
+		require.NotEqual(t, inGlobex.ID, it.ID, "a globex task listed through an acme key")
+	}
+	hub.fails(http.StatusNotFound, "not_found", http.MethodGet, fmt.Sprintf("/api/v1/hub/tasks/%d", inGlobex.ID), acmeKey.Key, nil)
+	hub.fails(http.StatusNotFound, "not_found", http.MethodPost, fmt.Sprintf("/api/v1/hub/tasks/%d/cancel", inGlobex.ID), acmeKey.Key, nil)
+	hub.ok(http.StatusOK, http.MethodGet, fmt.Sprintf("/api/v1/hub/tasks/%d", inGlobex.ID), admin, nil, nil)
 
 	// Cross-cluster PromQL: the hub narrows the query to the caller's
 	// tenants before the member (which sees the hub's admin key) runs it.

@@ -19,11 +19,13 @@ import (
 )
 
 // Caller is who asks the hub for a forwarded task: the owner sees and
-// cancels their own, SeeAll (admins, operators) every one.
+// cancels their own, SeeAll (admins, operators) every one. A tenant-scoped
+// key (Tenant) sees only that tenant's, whoever owns it.
 type Caller struct {
 	ID     int64
 	Name   string
 	SeeAll bool
+	Tenant string
 }
 
 // taskView is a member's task as the hub read it.
@@ -240,7 +242,7 @@ func describe(scores []apitypes.ClusterScoreJSON) string {
 
 // Tasks lists forwarded tasks (the caller's own unless SeeAll).
 func (h *Hub) Tasks(ctx context.Context, who Caller, cluster string, p controlplane.Page) ([]apitypes.HubTaskJSON, int, error) {
-	f := controlplane.ForwardedFilter{Cluster: cluster, Page: p}
+	f := controlplane.ForwardedFilter{Cluster: cluster, Tenant: who.Tenant, Page: p}
 	if !who.SeeAll {
 		f.OwnerID = who.ID
 	}
@@ -259,7 +261,7 @@ func (h *Hub) Tasks(ctx context.Context, who Caller, cluster string, p controlpl
 // ids of others' tasks are not confirmed).
 func (h *Hub) visible(ctx context.Context, id int64, who Caller) (*controlplane.ForwardedTask, error) {
 	ft, err := h.store.GetForwardedTask(ctx, id)
-	if err == nil && !who.SeeAll && ft.OwnerID != who.ID {
+	if err == nil && (!who.SeeAll && ft.OwnerID != who.ID || who.Tenant != "" && ft.Tenant != who.Tenant) {
 		err = controlplane.ErrNotFound
 	}
 	if errors.Is(err, controlplane.ErrNotFound) {

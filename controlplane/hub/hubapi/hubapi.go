@@ -85,7 +85,7 @@ func caller(ctx context.Context) hub.Caller {
 	if p == nil {
 		return hub.Caller{}
 	}
-	return hub.Caller{ID: p.UserID, Name: p.Username,
+	return hub.Caller{ID: p.UserID, Name: p.Username, Tenant: p.KeyTenant,
 		SeeAll: p.KeyTenant == "" && (p.Role == controlplane.RoleAdmin || p.Role == controlplane.RoleOperator)}
 }
 

@@ -153,6 +153,9 @@ func (q Queries) ListForwardedTasks(ctx context.Context, f controlplane.Forwarde
 	if f.OwnerID != 0 {
 		where = append(where, "owner_id = "+a.Add(f.OwnerID))
 	}
+	if f.Tenant != "" {
+		where = append(where, "tenant = "+a.Add(f.Tenant))
+	}
 	if f.Active {
 		where = append(where, "state NOT IN "+terminalForwarded)
 	}
