@@ -111,8 +111,10 @@ func TestAlertCLI(t *testing.T) {
 
 	r = cli(t, nil, "", "alert", "get", id)
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Regexp(t, `Rule\s+AlwaysOn`, r.stdout)
-	require.Regexp(t, `State\s+ACTIVE`, r.stdout)
+	require.Regexp(t, `rule / 规则\s+AlwaysOn`, r.stdout)
+	require.Regexp(t, `state / 状态\s+ACTIVE`, r.stdout)
+	require.Regexp(t, `tenant / 租户\s+\S`, r.stdout, "an empty field is a dash")
+	require.NotRegexp(t, `(?m)^(ID|Rule|Level|State|Node|Tenant|Fired|Summary)\s`, r.stdout, "no English-only field names")
 
 	// Acknowledge, once; resolve by hand needs a reason.
 	r = cli(t, nil, "", "alert", "ack", id, "--comment", "on it")
