@@ -160,7 +160,7 @@ func workflowListCmd(cf *clientFlags) *cobra.Command {
 			fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tRETRIES\tCREATED\tREASON")
 			for _, w := range l.Items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", w.ID, w.Name, w.State, w.Owner, w.Generation,
-					w.CreatedAt.Local().Format(time.DateTime), w.Reason)
+					fmtTime(w.CreatedAt), w.Reason)
 			}
 			_ = tw.Flush()
 			fmt.Fprintf(cmd.OutOrStdout(), "%d of %d / 共 %d\n", len(l.Items), l.Total, l.Total)
@@ -299,7 +299,7 @@ func workflowEventsCmd(cf *clientFlags) *cobra.Command {
 			if step == "" {
 				step = "(workflow)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Local().Format(time.DateTime), step, e.From, e.To, e.Actor, e.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", fmtTime(e.At), step, e.From, e.To, e.Actor, e.Reason)
 		}
 		return tw.Flush()
 	})
