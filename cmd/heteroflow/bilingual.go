@@ -114,8 +114,9 @@ var cobraErrors = []struct{ prefix, zh string }{
 
 // errorText is how main prints err: a parsing error of cobra or pflag,
 // which is English only, gets its Chinese and a pointer to the command's
-// help; every other error is printed as it is (HeteroFlow's own errors
-// carry both languages already).
+// help; an answer of the API gets the Chinese of its code (apierror.go);
+// every other error is printed as it is (HeteroFlow's own errors carry
+// both languages already).
 func errorText(cmd *cobra.Command, err error) string {
 	msg := err.Error()
 	for _, e := range cobraErrors {
@@ -126,6 +127,9 @@ func errorText(cmd *cobra.Command, err error) string {
 			}
 			return msg + " / " + e.zh + "\nRun '" + path + " --help' for usage. / 运行 '" + path + " --help' 查看用法"
 		}
+	}
+	if zh := apiErrorZH(err); zh != "" {
+		return msg + " / " + zh
 	}
 	return msg
 }
