@@ -323,3 +323,17 @@ func TestSimHeteroBenchmark(t *testing.T) {
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "are required")
 }
+
+// The README's list of the binary's commands names every one a user can run.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| `cmd/heteroflow` \\|(.*)$").FindStringSubmatch(string(b))
+	require.NotNil(t, row, "the README's folder table has the cmd/heteroflow row")
+	for _, c := range rootCmd.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		require.Contains(t, row[1], "`"+c.Name()+"`", "the README lists %s", c.Name())
+	}
+}
