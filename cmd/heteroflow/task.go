@@ -290,11 +290,13 @@ func printTaskDetail(out io.Writer, t *apitypes.TaskJSON, place []string) {
 	row("name / 名称", t.Name)
 	row("state / 状态", string(t.State))
 	row("owner / 所有者", t.Owner)
-	what := strings.Join(quoteArgs(t.Command), " ")
+	// A container task runs its image with the command (if any) and then
+	// the args, as the agent starts it: show every part, the image on its
+	// own line, so no part of what runs is hidden.
 	if t.Image != "" {
-		what = strings.TrimSpace(t.Image + " " + strings.Join(quoteArgs(t.Args), " "))
+		row("image / 镜像", t.Image)
 	}
-	row("command / 命令", opt(what))
+	row("command / 命令", opt(strings.Join(quoteArgs(append(append([]string{}, t.Command...), t.Args...)), " ")))
 	qos := string(t.QoS)
 	row("resources / 资源", fmt.Sprintf("%d device(s), %d MiB, %d%% compute, QoS %s", t.DeviceCount, t.MemoryMiB, t.ComputePercent, opt(qos)))
 	row("node / 节点", opt(t.NodeID))
