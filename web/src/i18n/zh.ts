@@ -8,6 +8,7 @@ import tenantsZh from './tenants.zh';
 import ssoZh from './sso.zh';
 import clustersZh from './clusters.zh';
 import quotasZh from './quotas.zh';
+import apikeysZh from './apikeys.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
@@ -18,6 +19,7 @@ const zh: Messages = {
   ...ssoZh, // sso: LDAP and OpenID sign-in
   ...clustersZh, // clu: Clusters page, cluster switch (hub)
   ...quotasZh, // quo: Quotas page
+  ...apikeysZh, // keys: API keys page
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',
@@ -34,6 +36,7 @@ const zh: Messages = {
     metrics: '指标查询',
     billing: '计费',
     tenants: '租户管理',
+    apikeys: 'API 密钥',
     quotas: '配额管理',
     comingSoon: '即将推出',
   },
