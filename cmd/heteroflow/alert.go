@@ -92,11 +92,11 @@ func alertListCmd(cf *clientFlags) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tLEVEL\tSTATE\tRULE\tNODE\tFIRED\tSUMMARY")
+			fmt.Fprintln(tw, "ID\tLEVEL / 级别\tSTATE / 状态\tRULE / 规则\tNODE / 节点\tFIRED / 触发\tSUMMARY / 摘要")
 			for _, a := range out.Items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Level, a.State, a.Rule, a.Node, fmtTime(a.FiredAt), summaryText(a.Annotations))
 			}
-			fmt.Fprintf(tw, "(%d of %d)\n", len(out.Items), out.Total)
+			fmt.Fprintf(tw, "(%d of %d / 共 %d)\n", len(out.Items), out.Total, out.Total)
 			return tw.Flush()
 		},
 	}
@@ -241,7 +241,7 @@ func alertRulesCmd(cf *clientFlags) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tORIGIN\tNAME\tLEVEL\tFOR\tSTATE\tEXPR")
+			fmt.Fprintln(tw, "ID\tORIGIN / 来源\tNAME / 名称\tLEVEL / 级别\tFOR / 持续\tSTATE / 状态\tEXPR / 表达式")
 			for _, r := range out.Items {
 				id := "-"
 				if r.ID != 0 {

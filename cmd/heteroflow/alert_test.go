@@ -104,7 +104,7 @@ func TestAlertCLI(t *testing.T) {
 	require.Contains(t, r.stdout, "always on / 一直触发")
 	r = cli(t, nil, "", "alert", "list", "--state", "resolved")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "(0 of 0)")
+	require.Contains(t, r.stdout, "(0 of 0 / 共 0)")
 	r = cli(t, nil, "", "alert", "list", "--state", "bogus")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "BOGUS")

@@ -276,6 +276,7 @@ func TestTaskLogsFollowAndGetShowsPlacement(t *testing.T) {
 	require.Equal(t, "oops\n", r.stdout)
 
 	r = cli(t, nil, "", "task", "list")
+	require.Regexp(t, `(?m)^ID\s+NAME / 名称\s+STATE / 状态\s`, r.stdout, "column names in both languages")
 	require.Regexp(t, regexp.MustCompile(`echoes\s+succeeded\s+admin\s+0\s+\S*\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`), r.stdout)
 }
 

@@ -154,7 +154,7 @@ func taskListCmd(cf *clientFlags) *cobra.Command {
 
 func printTasks(w io.Writer, ts []apitypes.TaskJSON) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tDEVICES\tQOS\tCREATED")
+	fmt.Fprintln(tw, "ID\tNAME / 名称\tSTATE / 状态\tOWNER / 所有者\tDEVICES / 设备\tQOS\tCREATED / 创建")
 	for _, t := range ts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Name, t.State, t.Owner, t.DeviceCount, t.QoS,
 			fmtTime(t.CreatedAt))

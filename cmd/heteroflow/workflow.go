@@ -157,7 +157,7 @@ func workflowListCmd(cf *clientFlags) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), l)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tRETRIES\tCREATED\tREASON")
+			fmt.Fprintln(tw, "ID\tNAME / 名称\tSTATE / 状态\tOWNER / 所有者\tRETRIES / 重试\tCREATED / 创建\tREASON / 原因")
 			for _, w := range l.Items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", w.ID, w.Name, w.State, w.Owner, w.Generation,
 					fmtTime(w.CreatedAt), w.Reason)
@@ -214,9 +214,9 @@ func showWorkflow(cmd *cobra.Command, cf *clientFlags, w *apitypes.WorkflowDetai
 }
 
 func printWorkflow(out io.Writer, w *apitypes.WorkflowDetailJSON) {
-	fmt.Fprintf(out, "workflow %d %q: %s (retries %d) — %s\n", w.ID, w.Name, w.State, w.Generation, w.Reason)
+	fmt.Fprintf(out, "workflow %d %q: %s (retries %d / 重试 %d 次) — %s\n", w.ID, w.Name, w.State, w.Generation, w.Generation, w.Reason)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tSTATE\tTASK\tTASK STATE\tEXIT\tOUTPUTS\tREASON")
+	fmt.Fprintln(tw, "STEP / 步骤\tSTATE / 状态\tTASK / 任务\tTASK STATE / 任务状态\tEXIT / 退出码\tOUTPUTS / 输出\tREASON / 原因")
 	for _, s := range w.Steps {
 		task, exit := "-", "-"
 		if s.TaskID != 0 {
@@ -293,7 +293,7 @@ func workflowEventsCmd(cf *clientFlags) *cobra.Command {
 			return printJSON(cmd.OutOrStdout(), evs)
 		}
 		tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TIME\tSTEP\tFROM\tTO\tACTOR\tREASON")
+		fmt.Fprintln(tw, "TIME / 时间\tSTEP / 步骤\tFROM / 原状态\tTO / 新状态\tACTOR / 操作者\tREASON / 原因")
 		for _, e := range evs.Items {
 			step := e.Step
 			if step == "" {
