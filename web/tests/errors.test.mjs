@@ -5,7 +5,7 @@
 // dialog or uncaught page error fails it.
 import assert from 'node:assert/strict';
 import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, watchPage } from './harness.mjs';
+import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 
 const MISSING = 987654;
 const HAN = /\p{Script=Han}/u;
@@ -74,6 +74,22 @@ describe('console error texts', () => {
     const text = (await err.textContent()).trim();
     assert.match(text, new RegExp(`工作流 ${MISSING} 不存在`), text);
     assert.doesNotMatch(text, /^Error:/, text);
+  });
+
+  step('the audit log shows a refused login in Chinese, not "denied: …"', async () => {
+    await useLang('zh');
+    const bad = await api(server, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: 'not-the-password' } });
+    assert.equal(bad.status, 401, bad.text);
+    await page.goto(`${server.consoleURL}/audit`);
+    const denied = page.locator('[data-testid="audit-result"][data-result^="denied: "]').first();
+    await until(async () => {
+      await page.getByTestId('audit-search').click();
+      return (await denied.count()) > 0;
+    }, 'a denied login in the audit log');
+    const text = (await denied.textContent()).trim();
+    assert.match(text, /^拒绝：/, text);
+    assert.match(text, /用户名或密码错误/, text);
+    assert.doesNotMatch(text, /^denied/, text);
   });
 
   step('an English text no rule knows is led by its code in Chinese', async () => {

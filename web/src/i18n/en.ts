@@ -118,6 +118,18 @@ const en = {
     result: 'Result',
     detail: 'Detail',
     searchPlaceholder: 'Action, target, actor or detail',
+    // The result words the server records (ok, denied: …, failed: …, and
+    // the scheduler's outcomes); another word is shown as recorded.
+    withReason: '{{result}}: {{reason}}',
+    results: {
+      ok: 'OK',
+      denied: 'Denied',
+      failed: 'Failed',
+      scheduled: 'Scheduled',
+      unschedulable: 'Unschedulable',
+      requeued: 'Requeued',
+      executed: 'Executed',
+    },
   },
   module: { api: 'API', auth: 'Auth', scheduler: 'Scheduler', agent: 'Agent', plugin: 'Plugin' },
   taskState: {

@@ -64,6 +64,13 @@ const ZH: Rule[] = [
   [/^conflict: workflow (\d+) is (\w+); only a failed or cancelled workflow can be retried$/, (m) =>
     `冲突：工作流 ${m[1]} 为“${stateZh('workflow', m[2])}”状态，只有失败或已取消的工作流可以重试`],
   [/^conflict: (.*)$/s, (m) => `冲突：${zh(m[1])}`],
+  // Authentication answers (code unauthenticated), also recorded in the
+  // audit log as "denied: …".
+  [/^unauthenticated: (.*)$/s, (m) => `未认证：${zh(m[1])}`],
+  [/^invalid username or password, or the account is temporarily locked$/, () => '用户名或密码错误，或账户已被临时锁定'],
+  [/^authentication required$/, () => '需要登录'],
+  [/^invalid access token$/, () => '访问令牌无效或已过期'],
+  [/^invalid API key$/, () => 'API 密钥无效'],
 ];
 
 // NOUNS are the objects the API names in its not-found and conflict texts.

@@ -120,6 +120,16 @@ const zh: Messages = {
     result: '结果',
     detail: '详情',
     searchPlaceholder: '动作、对象、操作者或详情',
+    withReason: '{{result}}：{{reason}}',
+    results: {
+      ok: '成功',
+      denied: '拒绝',
+      failed: '失败',
+      scheduled: '已调度',
+      unschedulable: '无法调度',
+      requeued: '已重新排队',
+      executed: '已执行',
+    },
   },
   module: { api: 'API', auth: '认证', scheduler: '调度器', agent: 'Agent', plugin: '插件' },
   taskState: {
