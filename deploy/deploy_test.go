@@ -4,9 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
@@ -152,4 +154,29 @@ func TestWindowsAgentIsBuiltAndDocumented(t *testing.T) {
 	for _, want := range []string{path.Base(m[1]), "sc.exe create heteroflow-agent", "docker compose", "Upgrade", "Uninstall"} {
 		require.Contains(t, string(doc), want)
 	}
+}
+
+// make run's script stops at once when the server exits during start and
+// shows the server's own error, not only where its log is.
+func TestDevRunShowsWhyTheServerDidNotStart(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	base, err := os.MkdirTemp("", "hf-devrun-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	require.NoError(t, os.Chmod(base, 0o755)) // tasks' account (nobody under root) must enter it
+	bin := filepath.Join(base, "heteroflow")
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho 'heteroflow: error: HETEROFLOW_ADMIN_PASSWORD: invalid input: password must not contain the username' >&2\nexit 1\n"), 0o755))
+	cmd := exec.Command("bash", "dev-run.sh")
+	cmd.Env = append(os.Environ(), "HETEROFLOW_BIN="+bin, "HETEROFLOW_DEV_DIR="+filepath.Join(base, "dev"),
+		"HETEROFLOW_API_ADDR=127.0.0.1:1", "HETEROFLOW_CONSOLE_ADDR=127.0.0.1:1", "HETEROFLOW_ADMIN_PASSWORD=x")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	require.Contains(t, string(out), "password must not contain the username", "the server's reason is shown")
+	require.Less(t, time.Since(start), 15*time.Second, "no 30 s wait for a server that has exited")
 }

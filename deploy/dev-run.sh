@@ -35,10 +35,21 @@ trap cleanup EXIT INT TERM
 
 "$BIN" server --data-dir "$DATA/server" --api-addr "$API_ADDR" --console-addr "$CONSOLE_ADDR" \
   >>"$DATA/server.log" 2>&1 &
-PIDS+=($!)
+SERVER_PID=$!
+PIDS+=("$SERVER_PID")
 API="http://$API_ADDR"
-for _ in $(seq 1 150); do curl -fsS "$API/health" >/dev/null 2>&1 && break; sleep 0.2; done
-curl -fsS "$API/health" >/dev/null || { echo "server did not start; see $DATA/server.log / 服务器未启动" >&2; exit 1; }
+# Stop waiting as soon as the server has exited (a bad password, a port in
+# use) and show why: its last lines, not only where the log is.
+for _ in $(seq 1 150); do
+  curl -fsS "$API/health" >/dev/null 2>&1 && break
+  kill -0 "$SERVER_PID" 2>/dev/null || break
+  sleep 0.2
+done
+if ! curl -fsS "$API/health" >/dev/null 2>&1; then
+  echo "server did not start; last lines of $DATA/server.log: / 服务器未启动，$DATA/server.log 的最后几行：" >&2
+  grep -v ' level=INFO ' "$DATA/server.log" | tail -n 5 >&2 || true
+  exit 1
+fi
 JWT="$(curl -fsS -H 'Content-Type: application/json' \
   -d "{\"username\":\"admin\",\"password\":\"$HETEROFLOW_ADMIN_PASSWORD\"}" "$API/api/v1/auth/login" |
   sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p')"

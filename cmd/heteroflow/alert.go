@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -91,11 +92,11 @@ func alertListCmd(cf *clientFlags) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tLEVEL\tSTATE\tRULE\tNODE\tFIRED\tSUMMARY")
+			fmt.Fprintln(tw, "ID\tLEVEL / 级别\tSTATE / 状态\tRULE / 规则\tNODE / 节点\tFIRED / 触发\tSUMMARY / 摘要")
 			for _, a := range out.Items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Level, a.State, a.Rule, a.Node, fmtTime(a.FiredAt), summaryText(a.Annotations))
 			}
-			fmt.Fprintf(tw, "(%d of %d)\n", len(out.Items), out.Total)
+			fmt.Fprintf(tw, "(%d of %d / 共 %d)\n", len(out.Items), out.Total, out.Total)
 			return tw.Flush()
 		},
 	}
@@ -130,8 +131,26 @@ func alertIDCmd(cf *clientFlags, use, short string, run func(cmd *cobra.Command,
 
 func printAlert(w io.Writer, a *alertRow) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "ID\t%d\nRule\t%s\nLevel\t%s\nState\t%s\nNode\t%s\nTenant\t%s\nFired\t%s\nSummary\t%s\n",
-		a.ID, a.Rule, a.Level, a.State, a.Node, a.Tenant, fmtTime(a.FiredAt), summaryText(a.Annotations))
+	// Field names in both languages, as `task get` prints them; an empty
+	// field is a dash, not a blank that looks like a missing line.
+	opt := func(v string) string {
+		if v == "" {
+			return "—"
+		}
+		return v
+	}
+	row := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	row("id / 编号", strconv.FormatInt(a.ID, 10))
+	row("rule / 规则", a.Rule)
+	row("level / 级别", a.Level)
+	row("state / 状态", a.State)
+	row("node / 节点", opt(a.Node))
+	row("tenant / 租户", opt(a.Tenant))
+	row("fired / 触发", fmtTime(a.FiredAt))
+	row("summary / 摘要", summaryText(a.Annotations))
+	if len(a.Events) > 0 {
+		row("history / 记录", "")
+	}
 	for _, e := range a.Events {
 		fmt.Fprintf(tw, "  %s\t%s %s %s\n", fmtTime(e.At), e.State, e.Actor, e.Comment)
 	}
@@ -222,7 +241,7 @@ func alertRulesCmd(cf *clientFlags) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), out)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tORIGIN\tNAME\tLEVEL\tFOR\tSTATE\tEXPR")
+			fmt.Fprintln(tw, "ID\tORIGIN / 来源\tNAME / 名称\tLEVEL / 级别\tFOR / 持续\tSTATE / 状态\tEXPR / 表达式")
 			for _, r := range out.Items {
 				id := "-"
 				if r.ID != 0 {

@@ -86,15 +86,17 @@ func TestAlertCLI(t *testing.T) {
 	require.Contains(t, r.stdout, "always on / 一直触发")
 	r = cli(t, nil, "", "alert", "list", "--state", "resolved")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "(0 of 0)")
+	require.Contains(t, r.stdout, "(0 of 0 / 共 0)")
 	r = cli(t, nil, "", "alert", "list", "--state", "bogus")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "BOGUS")
 
 	r = cli(t, nil, "", "alert", "get", id)
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Regexp(t, `Rule\s+AlwaysOn`, r.stdout)
-	require.Regexp(t, `State\s+ACTIVE`, r.stdout)
+	require.Regexp(t, `rule / 规则\s+AlwaysOn`, r.stdout)
+	require.Regexp(t, `state / 状态\s+ACTIVE`, r.stdout)
+	require.Regexp(t, `tenant / 租户\s+\S`, r.stdout, "an empty field is a dash")
+	require.NotRegexp(t, `(?m)^(ID|Rule|Level|State|Node|Tenant|Fired|Summary)\s`, r.stdout, "no English-only field names")
 
 	// Acknowledge, once; resolve by hand needs a reason.
 	r = cli(t, nil, "", "alert", "ack", id, "--comment", "on it")

@@ -31,6 +31,14 @@ func billingReportCmd(cf *clientFlags) *cobra.Command {
   heteroflow billing report --period week --start 2026-11-16 --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// --json is every client command's "print JSON": here it is
+			// --format json, and contradicts any other --format.
+			if cf.json {
+				if cmd.Flags().Changed("format") && format != "json" {
+					return fmt.Errorf("--json and --format %s contradict each other: give one / --json 与 --format %s 冲突，请只给一个", format, format)
+				}
+				format = "json"
+			}
 			switch format {
 			case "csv", "xlsx", "json":
 			default:
@@ -83,7 +91,7 @@ func billingReportCmd(cf *clientFlags) *cobra.Command {
 	f.StringVar(&month, "month", "", "month YYYY-MM (sets --period month) / 月份")
 	f.StringVar(&period, "period", "", "day, week or month (default month) / 周期")
 	f.StringVar(&start, "start", "", "a day of the period, YYYY-MM-DD (default today) / 周期内的某一天")
-	f.StringVar(&format, "format", "csv", "csv, xlsx or json / 输出格式")
+	f.StringVar(&format, "format", "csv", "csv, xlsx or json (--json = json) / 输出格式（--json 即 json）")
 	f.StringVarP(&output, "output", "o", "", "write to FILE instead of standard output / 输出文件")
 	return cmd
 }

@@ -28,6 +28,11 @@ func TestBillingReportCLI(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, `"period": "month"`)
 
+	// The global --json means JSON here as on every client command.
+	r = cli(t, nil, "", "billing", "report", "--month", month, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, `"period": "month"`, "--json prints the JSON report, not CSV")
+
 	out := filepath.Join(t.TempDir(), "usage.xlsx")
 	r = cli(t, nil, "", "billing", "report", "--month", month, "--format", "xlsx", "-o", out)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -44,6 +49,7 @@ func TestBillingReportCLI(t *testing.T) {
 		{[]string{"--month", "11/2026"}, "YYYY-MM"},
 		{[]string{"--format", "pdf"}, "--format must be csv, xlsx or json"},
 		{[]string{"--format", "xlsx"}, "-o FILE"},
+		{[]string{"--format", "csv", "--json"}, "contradict"},
 	} {
 		r = cli(t, nil, "", append([]string{"billing", "report"}, tc.args...)...)
 		require.NotEqual(t, 0, r.code, "%v: %s", tc.args, r.stdout)

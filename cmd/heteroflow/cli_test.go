@@ -269,7 +269,20 @@ func TestTaskLogsFollowAndGetShowsPlacement(t *testing.T) {
 	for _, k := range []string{"created / 创建", "started / 开始", "finished / 结束"} {
 		require.Regexp(t, rfc, fields[k], "%s in %s", k, r.stdout)
 	}
+	// A task that only wrote to stderr: the empty stdout says where to look.
+	r = cli(t, nil, "", "task", "submit", "--name", "oops", "--json", "--", "sh", "-c", "echo oops >&2; exit 3")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &task))
+	r = cli(t, nil, "", "task", "logs", strconvI(task.ID), "--follow", "--interval", "200ms")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Empty(t, r.stdout)
+	require.Contains(t, r.stderr, "--stream stderr", "the hint names the other stream")
+	require.Contains(t, r.stderr, "标准错误")
+	r = cli(t, nil, "", "task", "logs", strconvI(task.ID), "--stream", "stderr")
+	require.Equal(t, "oops\n", r.stdout)
+
 	r = cli(t, nil, "", "task", "list")
+	require.Regexp(t, `(?m)^ID\s+NAME / 名称\s+STATE / 状态\s`, r.stdout, "column names in both languages")
 	require.Regexp(t, regexp.MustCompile(`echoes\s+succeeded\s+admin\s+0\s+\S*\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`), r.stdout)
 }
 
@@ -328,4 +341,18 @@ func TestSimHeteroBenchmark(t *testing.T) {
 	r = cli(t, nil, "", "sim", "hetero-gen", "--nodes", filepath.Join(sample, "nodes.csv"))
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "are required")
+}
+
+// The README's list of the binary's commands names every one a user can run.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| `cmd/heteroflow` \\|(.*)$").FindStringSubmatch(string(b))
+	require.NotNil(t, row, "the README's folder table has the cmd/heteroflow row")
+	for _, c := range rootCmd.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		require.Contains(t, row[1], "`"+c.Name()+"`", "the README lists %s", c.Name())
+	}
 }

@@ -22,7 +22,7 @@ type clientFlags struct {
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
-	cmd.PersistentFlags().StringVar(&f.server, "server", "", "server URL (default: the one saved by login); HA: several, comma-separated — a request that cannot reach one goes to the next / 服务器地址（高可用：逗号分隔多个，无法连接时切换到下一个）")
+	cmd.PersistentFlags().StringVar(&f.server, "server", "", "server URL (default: the one saved by login; with --api-key $HETEROFLOW_SERVER); HA: several, comma-separated — a request that cannot reach one goes to the next / 服务器地址（默认为登录时保存的地址；使用 --api-key 时为 $HETEROFLOW_SERVER；高可用：逗号分隔多个，无法连接时切换到下一个）")
 	cmd.PersistentFlags().StringVar(&f.apiKey, "api-key", os.Getenv("HETEROFLOW_API_KEY"), "API key hf_… (or HETEROFLOW_API_KEY) / API 密钥")
 	cmd.PersistentFlags().BoolVar(&f.json, "json", false, "print JSON / 以 JSON 输出")
 }
@@ -30,10 +30,16 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 // client builds an API client from flags or saved credentials.
 func (f *clientFlags) client() (*client.Client, error) {
 	if f.apiKey != "" {
-		if f.server == "" {
-			return nil, fmt.Errorf("--server is required with --api-key / 使用 --api-key 时必须指定 --server")
+		// $HETEROFLOW_SERVER names the server as it does for login and
+		// the agent, so a script can set it beside $HETEROFLOW_API_KEY.
+		server := f.server
+		if server == "" {
+			server = os.Getenv("HETEROFLOW_SERVER")
 		}
-		c, err := client.New(f.server, nil)
+		if server == "" {
+			return nil, fmt.Errorf("--server (or $HETEROFLOW_SERVER) is required with --api-key / 使用 --api-key 时必须指定 --server 或 $HETEROFLOW_SERVER")
+		}
+		c, err := client.New(server, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,11 @@ prometheus and debug exporters. deploy/collector.yaml is a documented default co
 			if configPath == "" {
 				return fmt.Errorf("--config is required / 必须指定 --config")
 			}
+			// The collector library's errors are English and bury the
+			// file's name; a missing file is said plainly first.
+			if _, err := os.Stat(configPath); err != nil {
+				return fmt.Errorf("collector config %s: %w / 无法读取采集器配置文件 %s", configPath, err, configPath)
+			}
 			uri, err := collector.FileURI(configPath)
 			if err != nil {
 				return err
@@ -34,12 +40,15 @@ prometheus and debug exporters. deploy/collector.yaml is a documented default co
 			set := collector.Settings{ConfigURIs: []string{uri}, Version: version}
 			if validateOnly {
 				if err := collector.Validate(cmd.Context(), set); err != nil {
-					return err
+					return fmt.Errorf("%w / 采集器配置无效", err)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), "config ok / 配置有效")
 				return nil
 			}
-			return collector.Run(cmd.Context(), set)
+			if err := collector.Run(cmd.Context(), set); err != nil {
+				return fmt.Errorf("%w / 采集器启动或运行失败", err)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "collector YAML config file / 采集器 YAML 配置文件")

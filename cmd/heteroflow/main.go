@@ -27,8 +27,9 @@ HeteroFlow 统一纳管、调度、分片、计量与告警各厂商加速卡。
 
 func main() {
 	strictGroups(rootCmd)
-	if err := rootCmd.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "heteroflow: error:", err)
+	bilingual(rootCmd)
+	if cmd, err := rootCmd.ExecuteC(); err != nil {
+		fmt.Fprintln(os.Stderr, "heteroflow: error:", errorText(cmd, err))
 		os.Exit(1)
 	}
 }
@@ -36,12 +37,13 @@ func main() {
 // strictGroups makes every command that only groups subcommands (task,
 // smi, …) fail on an unknown subcommand, with cobra's suggestions, instead
 // of printing its help and exiting 0: a script with a typo must not
-// "succeed". Without arguments a group still prints its help.
+// "succeed". Without arguments a group still prints its help. The root is
+// one of them, so that its unknown-command error is bilingual too.
 func strictGroups(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		strictGroups(sub)
 	}
-	if c == rootCmd || c.Runnable() || !c.HasSubCommands() {
+	if c.Runnable() || !c.HasSubCommands() {
 		return
 	}
 	c.Args = cobra.ArbitraryArgs

@@ -61,7 +61,15 @@ func taskWhyCmd(cf *clientFlags) *cobra.Command {
 }
 
 func printWhy(out io.Writer, w *whyJSON) {
-	fmt.Fprintf(out, "task / 任务 %d: %s — %s\n", w.TaskID, w.State, w.Reason)
+	// No dangling dash for a task without a reason (a running one).
+	head := fmt.Sprintf("task / 任务 %d: %s", w.TaskID, w.State)
+	if w.Reason != "" {
+		head += " — " + w.Reason
+	}
+	if !w.Pending {
+		head += " (not waiting to be scheduled / 未在等待调度)"
+	}
+	fmt.Fprintln(out, head)
 	la := w.LastAttempt
 	if la == nil {
 		fmt.Fprintln(out, "no failed scheduling attempt recorded / 没有失败的调度记录")

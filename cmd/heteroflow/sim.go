@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heteroflow/heteroflow/scheduler/model"
 	"github.com/heteroflow/heteroflow/scheduler/sim"
 )
 
@@ -57,7 +58,7 @@ multi=0.3 replace tasks until fractional / multi-device tasks are that share of 
 			}
 			seedList, err := sim.ParseSeeds(seeds)
 			if err != nil {
-				return err
+				return fmt.Errorf("--seeds: %w / 随机种子格式错误（如 42-51、42,43 或 42）", err)
 			}
 			names := []string{profile}
 			if compare != "" {
@@ -72,29 +73,29 @@ multi=0.3 replace tasks until fractional / multi-device tasks are that share of 
 				}
 			}
 			cfg := sim.Config{Tune: tune, SlicingMetric: metric == "slicing"}
-			if cfg.Nodes, err = sim.LoadNodes(nodesPath); err != nil {
+			if cfg.Nodes, err = loadSimNodes(nodesPath); err != nil {
 				return err
 			}
-			if cfg.Tasks, err = sim.LoadTasks(tasksPath); err != nil {
+			if cfg.Tasks, err = loadSimTasks(tasksPath); err != nil {
 				return err
 			}
 			if mix != "" {
 				m, err := sim.ParseMix(mix)
 				if err != nil {
-					return err
+					return fmt.Errorf("--mix: %w / --mix 格式错误", err)
 				}
 				if cfg.Tasks, err = m.Apply(cfg.Tasks); err != nil {
-					return err
+					return fmt.Errorf("--mix: %w / 无法生成任务变体", err)
 				}
 			}
 			reports := map[string]sim.Report{}
 			for _, n := range names {
 				if cfg.Profile, err = sim.LoadProfile(n); err != nil {
-					return err
+					return fmt.Errorf("%w / 无法加载策略 %q（内置策略：bestfit、default、fgd、random，或策略 YAML 文件）", err, n)
 				}
 				rep, _, err := sim.Replay(cmd.Context(), cfg, seedList)
 				if err != nil {
-					return fmt.Errorf("profile %s: %w", n, err)
+					return fmt.Errorf("profile %s: %w / 策略 %s 回放失败", n, err, n)
 				}
 				reports[n] = rep
 			}
@@ -143,17 +144,17 @@ them with "heteroflow sim --nodes nodes.json --tasks tasks.json".
 			if nodesPath == "" || tasksPath == "" || outNodes == "" || outTasks == "" {
 				return fmt.Errorf("--nodes, --tasks, --out-nodes and --out-tasks are required / 必须提供 --nodes、--tasks、--out-nodes 与 --out-tasks")
 			}
-			nodes, err := sim.LoadNodes(nodesPath)
+			nodes, err := loadSimNodes(nodesPath)
 			if err != nil {
 				return err
 			}
-			tasks, err := sim.LoadTasks(tasksPath)
+			tasks, err := loadSimTasks(tasksPath)
 			if err != nil {
 				return err
 			}
 			hn, ht, err := sim.Heterogenize(nodes, tasks, seed)
 			if err != nil {
-				return err
+				return fmt.Errorf("%w / 无法生成多厂商集群", err)
 			}
 			if err := writeJSONFile(outNodes, sim.NodesForFile(hn)); err != nil {
 				return err
@@ -161,7 +162,8 @@ them with "heteroflow sim --nodes nodes.json --tasks tasks.json".
 			if err := writeJSONFile(outTasks, ht); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d nodes → %s, %d tasks → %s (seed %d)\n", len(hn), outNodes, len(ht), outTasks, seed)
+			fmt.Fprintf(cmd.OutOrStdout(), "%d nodes → %s, %d tasks → %s (seed %d) / 已生成 %d 个节点、%d 个任务\n",
+				len(hn), outNodes, len(ht), outTasks, seed, len(hn), len(ht))
 			return nil
 		},
 	}
@@ -179,7 +181,28 @@ func writeJSONFile(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("%w / 无法写入文件 %s", err, path)
+	}
+	return nil
+}
+
+// loadSimNodes and loadSimTasks read the trace files; the loader's error
+// (a missing file, a bad row) is English, so it gets its Chinese here.
+func loadSimNodes(path string) ([]model.Node, error) {
+	n, err := sim.LoadNodes(path)
+	if err != nil {
+		return nil, fmt.Errorf("--nodes: %w / 无法读取节点清单 %s", err, path)
+	}
+	return n, nil
+}
+
+func loadSimTasks(path string) ([]model.Request, error) {
+	t, err := sim.LoadTasks(path)
+	if err != nil {
+		return nil, fmt.Errorf("--tasks: %w / 无法读取任务清单 %s", err, path)
+	}
+	return t, nil
 }
 
 // writeSimTables prints the reports as Markdown: the cluster, then one

@@ -175,7 +175,7 @@ func taskListCmd(cf *clientFlags) *cobra.Command {
 
 func printTasks(w io.Writer, ts []apitypes.TaskJSON) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tDEVICES\tQOS\tCREATED")
+	fmt.Fprintln(tw, "ID\tNAME / 名称\tSTATE / 状态\tOWNER / 所有者\tDEVICES / 设备\tQOS\tCREATED / 创建")
 	for _, t := range ts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, t.Name, t.State, t.Owner, t.DeviceCount, t.QoS,
 			fmtTime(t.CreatedAt))
@@ -311,11 +311,13 @@ func printTaskDetail(out io.Writer, t *apitypes.TaskJSON, place []string) {
 	row("name / 名称", t.Name)
 	row("state / 状态", string(t.State))
 	row("owner / 所有者", t.Owner)
-	what := strings.Join(quoteArgs(t.Command), " ")
+	// A container task runs its image with the command (if any) and then
+	// the args, as the agent starts it: show every part, the image on its
+	// own line, so no part of what runs is hidden.
 	if t.Image != "" {
-		what = strings.TrimSpace(t.Image + " " + strings.Join(quoteArgs(t.Args), " "))
+		row("image / 镜像", t.Image)
 	}
-	row("command / 命令", opt(what))
+	row("command / 命令", opt(strings.Join(quoteArgs(append(append([]string{}, t.Command...), t.Args...)), " ")))
 	qos := string(t.QoS)
 	row("resources / 资源", fmt.Sprintf("%d device(s), %d MiB, %d%% compute, QoS %s", t.DeviceCount, t.MemoryMiB, t.ComputePercent, opt(qos)))
 	row("node / 节点", opt(t.NodeID))
@@ -399,13 +401,47 @@ func taskLogsCmd(cf *clientFlags) *cobra.Command {
 			if interval < 100*time.Millisecond {
 				return fmt.Errorf("--interval must be at least 100ms / --interval 至少 100ms")
 			}
-			return followLogs(cmd.Context(), c, cmd.OutOrStdout(), id, stream, attempt, follow, interval)
+			out := &countingWriter{w: cmd.OutOrStdout()}
+			if err := followLogs(cmd.Context(), c, out, id, stream, attempt, follow, interval); err != nil {
+				return err
+			}
+			if out.n == 0 && stream == "stdout" {
+				hintStderr(cmd, c, id, attempt)
+			}
+			return nil
 		})
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new output until the task ends / 持续输出直到任务结束")
 	cmd.Flags().StringVar(&stream, "stream", "stdout", "stdout or stderr / 输出流")
 	cmd.Flags().IntVar(&attempt, "attempt", -1, "attempt number (default: the current one) / 第几次尝试(默认当前)")
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "poll period with --follow / 跟随时的轮询间隔")
 	return cmd
+}
+
+// countingWriter counts what the logs command printed.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// hintStderr tells, on stderr, that a task with no standard output wrote
+// to its standard error: a failed task often says why only there, and an
+// empty answer with status 0 reads as "no logs at all".
+func hintStderr(cmd *cobra.Command, c *client.Client, id int64, attempt int) {
+	q := url.Values{"stream": {"stderr"}}
+	if attempt >= 0 {
+		q.Set("attempt", strconv.Itoa(attempt))
+	}
+	var l taskLogJSON
+	if c.Do(cmd.Context(), http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/logs?%s", id, q.Encode()), nil, &l) != nil || l.Data == "" {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "(no standard output; the task wrote to standard error: heteroflow task logs %d --stream stderr) / (标准输出为空；任务的标准错误有内容：heteroflow task logs %d --stream stderr)\n", id, id)
 }
 
 func followLogs(ctx context.Context, c *client.Client, out io.Writer, id int64, stream string, attempt int, follow bool, every time.Duration) error {

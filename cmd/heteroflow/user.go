@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/heteroflow/heteroflow/controlplane"
 	"github.com/heteroflow/heteroflow/controlplane/auth"
 	"github.com/heteroflow/heteroflow/controlplane/server"
 	"github.com/heteroflow/heteroflow/controlplane/storeopen"
@@ -40,6 +42,15 @@ machine as the account that owns the data directory.
 			if err := server.ApplyFlags(cmd.Flags(), &cfg); err != nil {
 				return err
 			}
+			// Opening an embedded database that is not there would create
+			// an empty one (in ./data when --data-dir is forgotten) and then
+			// answer "not found" for every user: name the real mistake.
+			if tgt, err := storeopen.Parse(cfg.DB, cfg.DataDir); err == nil && tgt.Kind == storeopen.KindSQLite {
+				if _, err := os.Stat(tgt.Path); err != nil {
+					return fmt.Errorf("no HeteroFlow database at %s: give the server's --data-dir (or --db, --config) / %s 处没有 HeteroFlow 数据库：请指定服务器的 --data-dir（或 --db、--config）",
+						tgt.Path, tgt.Path)
+				}
+			}
 			ctx := context.Background()
 			store, err := storeopen.Open(ctx, cfg.DB, cfg.DataDir, slog.New(slog.DiscardHandler))
 			if err != nil {
@@ -47,6 +58,9 @@ machine as the account that owns the data directory.
 			}
 			defer store.Close()
 			u, err := store.GetUserByName(ctx, args[0])
+			if errors.Is(err, controlplane.ErrNotFound) {
+				return fmt.Errorf("no user %q in %s / 用户 %q 不存在", args[0], cfg.DataDir, args[0])
+			}
 			if err != nil {
 				return fmt.Errorf("user %q / 用户 %q: %w", args[0], args[0], err)
 			}

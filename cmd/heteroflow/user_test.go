@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -41,5 +43,20 @@ func TestUserUnlock(t *testing.T) {
 	require.Zero(t, got.FailedLogins)
 
 	rootCmd.SetArgs([]string{"user", "unlock", "nobody", "--data-dir", dir})
-	require.Error(t, rootCmd.Execute(), "an unknown user is an error")
+	err = rootCmd.Execute()
+	require.Error(t, err, "an unknown user is an error")
+	require.ErrorContains(t, err, `no user "nobody"`)
+	require.ErrorContains(t, err, "不存在")
+}
+
+// A data directory without a database is named as the mistake, and no
+// empty database is created there.
+func TestUserUnlockWrongDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not-the-server")
+	rootCmd.SetArgs([]string{"user", "unlock", "admin", "--data-dir", dir})
+	err := rootCmd.Execute()
+	require.ErrorContains(t, err, "no HeteroFlow database at "+filepath.Join(dir, storeopen.DefaultSQLiteFile))
+	require.ErrorContains(t, err, "--data-dir")
+	_, statErr := os.Stat(dir)
+	require.True(t, os.IsNotExist(statErr), "nothing is created in the wrong place")
 }

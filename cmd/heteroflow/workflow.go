@@ -162,10 +162,10 @@ func workflowListCmd(cf *clientFlags) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), l)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSTATE\tOWNER\tRETRIES\tCREATED\tREASON")
+			fmt.Fprintln(tw, "ID\tNAME / 名称\tSTATE / 状态\tOWNER / 所有者\tRETRIES / 重试\tCREATED / 创建\tREASON / 原因")
 			for _, w := range l.Items {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", w.ID, w.Name, w.State, w.Owner, w.Generation,
-					w.CreatedAt.Local().Format(time.DateTime), w.Reason)
+					fmtTime(w.CreatedAt), w.Reason)
 			}
 			_ = tw.Flush()
 			fmt.Fprintf(cmd.OutOrStdout(), "%d of %d / 共 %d\n", len(l.Items), l.Total, l.Total)
@@ -219,9 +219,9 @@ func showWorkflow(cmd *cobra.Command, cf *clientFlags, w *apitypes.WorkflowDetai
 }
 
 func printWorkflow(out io.Writer, w *apitypes.WorkflowDetailJSON) {
-	fmt.Fprintf(out, "workflow %d %q: %s (retries %d) — %s\n", w.ID, w.Name, w.State, w.Generation, w.Reason)
+	fmt.Fprintf(out, "workflow %d %q: %s (retries %d / 重试 %d 次) — %s\n", w.ID, w.Name, w.State, w.Generation, w.Generation, w.Reason)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STEP\tSTATE\tTASK\tTASK STATE\tEXIT\tOUTPUTS\tREASON")
+	fmt.Fprintln(tw, "STEP / 步骤\tSTATE / 状态\tTASK / 任务\tTASK STATE / 任务状态\tEXIT / 退出码\tOUTPUTS / 输出\tREASON / 原因")
 	for _, s := range w.Steps {
 		task, exit := "-", "-"
 		if s.TaskID != 0 {
@@ -298,13 +298,13 @@ func workflowEventsCmd(cf *clientFlags) *cobra.Command {
 			return printJSON(cmd.OutOrStdout(), evs)
 		}
 		tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "TIME\tSTEP\tFROM\tTO\tACTOR\tREASON")
+		fmt.Fprintln(tw, "TIME / 时间\tSTEP / 步骤\tFROM / 原状态\tTO / 新状态\tACTOR / 操作者\tREASON / 原因")
 		for _, e := range evs.Items {
 			step := e.Step
 			if step == "" {
 				step = "(workflow)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.At.Local().Format(time.DateTime), step, e.From, e.To, e.Actor, e.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", fmtTime(e.At), step, e.From, e.To, e.Actor, e.Reason)
 		}
 		return tw.Flush()
 	})

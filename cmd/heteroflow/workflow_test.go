@@ -84,10 +84,13 @@ steps:
 	id := strconvI(w.ID)
 	r = cli(t, nil, "", "workflow", "retry", id, "--from", "boom")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "(retries 1)")
+	require.Contains(t, r.stdout, "(retries 1 / 重试 1 次)")
 	r = cli(t, nil, "", "workflow", "events", id)
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "retry 1 from step boom")
+	require.Regexp(t, `(?m)^TIME / 时间\s+STEP / 步骤\s`, r.stdout, "column names in both languages")
+	rfc3339 := `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)`
+	require.Regexp(t, `(?m)^`+rfc3339+`\s`, r.stdout, "times are RFC 3339 with their zone, as the README says")
 
 	r = cli(t, nil, "", "workflow", "submit", long, "--json")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -105,4 +108,5 @@ steps:
 	require.Contains(t, r.stdout, "cli-flow")
 	require.Contains(t, r.stdout, "cli-long")
 	require.Contains(t, r.stdout, "3 of 3")
+	require.Regexp(t, `cli-flow\s.*\s`+rfc3339+`\s`, r.stdout, "times are RFC 3339 with their zone")
 }

@@ -51,7 +51,7 @@ func New(server string, hc *http.Client) (*Client, error) {
 		s = strings.TrimSpace(s)
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("server %q must be a URL like http://localhost:3333 (several: comma-separated)", s)
+			return nil, fmt.Errorf("server %q must be a URL like http://localhost:3333 (several: comma-separated) / 服务器地址须为 http://localhost:3333 形式的 URL（多个用逗号分隔）", s)
 		}
 		bases = append(bases, strings.TrimRight(s, "/"))
 	}
@@ -223,6 +223,11 @@ func unreachable(err error) bool {
 	var ue *unreachableError
 	return errors.As(err, &ue)
 }
+
+// Unreachable reports whether err is a request that got no answer from any
+// server (refused, timed out, cut off, or a proxy's error page), as opposed
+// to an answer of the API: the CLI words the two differently.
+func Unreachable(err error) bool { return unreachable(err) }
 
 // once makes one request to base; sent reports whether the request may
 // have reached the server (false only when the connection was refused or

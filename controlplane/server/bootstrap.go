@@ -31,7 +31,8 @@ func bootstrapAdmin(ctx context.Context, store controlplane.Store, svc *auth.Ser
 	}
 	hash, err := svc.NewPasswordHash(password, BootstrapAdmin)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", EnvAdminPassword, err)
+		// Printed at startup, before any console can translate it.
+		return false, fmt.Errorf("%s: %w / %s 不符合密码策略（长度、字符类别、不含用户名）", EnvAdminPassword, err, EnvAdminPassword)
 	}
 	u := &controlplane.User{Username: BootstrapAdmin, DisplayName: "Administrator", Role: controlplane.RoleAdmin,
 		Status: controlplane.UserActive, PasswordHash: hash}

@@ -326,12 +326,13 @@ func Load(path string, getenv func(string) string) (Config, error) {
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return c, fmt.Errorf("read config: %w", err)
+			return c, fmt.Errorf("read config: %w / 无法读取配置文件", err)
 		}
 		dec := yaml.NewDecoder(bytes.NewReader(b))
 		dec.KnownFields(true) // a typo'd key is an error, not a silent default
 		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-			return c, fmt.Errorf("parse config %s: %w", path, err)
+			// An operator reads this at startup: it says both languages.
+			return c, fmt.Errorf("parse config %s: %w / 配置文件无效（未知的键也是错误）", path, err)
 		}
 	}
 	if err := applyEnv(&c, getenv); err != nil {

@@ -84,3 +84,19 @@ func TestConfigValidation(t *testing.T) {
 	_, err = Load(path, func(string) string { return "" })
 	require.ErrorContains(t, err, "not a duration")
 }
+
+// A config file that is missing or has an unknown key stops the server
+// with a reason an operator reads in either language.
+func TestConfigLoadErrorsAreBilingual(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := Load(filepath.Join(dir, "missing.yaml"), func(string) string { return "" })
+	require.ErrorContains(t, err, "read config")
+	require.ErrorContains(t, err, "无法读取配置文件")
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("bogus_key: 1\n"), 0o600))
+	_, err = Load(bad, func(string) string { return "" })
+	require.ErrorContains(t, err, "bogus_key")
+	require.ErrorContains(t, err, "配置文件无效")
+}

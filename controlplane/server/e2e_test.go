@@ -218,6 +218,24 @@ func TestBootstrapAdminFromEnv(t *testing.T) {
 	_, err = New(t.Context(), cfg, Options{Logger: slog.New(slog.DiscardHandler), Stderr: io.Discard,
 		Getenv: func(k string) string { return map[string]string{EnvAdminPassword: "short"}[k] }})
 	require.ErrorContains(t, err, "HETEROFLOW_ADMIN_PASSWORD: invalid input: password must be at least 10")
+	require.ErrorContains(t, err, "不符合密码策略", "the reason in both languages")
+}
+
+// A port already in use stops the server with the flag to change, in both
+// languages.
+func TestListenConflictIsBilingual(t *testing.T) {
+	first, _ := startServer(t, "", map[string]string{EnvAdminPassword: "Env-Root-Pass-1"})
+	cfg := Defaults()
+	cfg.APIAddr, cfg.ConsoleAddr = first.APIAddr(), ""
+	cfg.DataDir = t.TempDir()
+	s, err := New(t.Context(), cfg, Options{Logger: slog.New(slog.DiscardHandler), Stderr: io.Discard,
+		Getenv: func(k string) string { return map[string]string{EnvAdminPassword: "Env-Root-Pass-1"}[k] }})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	err = s.Start()
+	require.ErrorContains(t, err, "listen api "+first.APIAddr())
+	require.ErrorContains(t, err, "无法监听")
+	require.ErrorContains(t, err, "--api-addr")
 }
 
 func TestConsoleListener(t *testing.T) {

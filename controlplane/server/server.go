@@ -217,14 +217,14 @@ func (s *Server) Auditor() *httpapi.Auditor { return s.auditor }
 func (s *Server) Start() error {
 	var err error
 	if s.apiLn, err = s.listen(s.cfg.APIAddr); err != nil {
-		return fmt.Errorf("listen api %s: %w", s.cfg.APIAddr, err)
+		return fmt.Errorf("listen api %s: %w / 无法监听API地址 %s（端口被占用？用 --api-addr 换一个）", s.cfg.APIAddr, err, s.cfg.APIAddr)
 	}
 	s.apiSrv = newHTTPServer(tracing.Handler(s.api), s.log)
 	go s.serve(s.apiSrv, s.apiLn, "api")
 	if s.cfg.ConsoleAddr != "" {
 		if s.consoleLn, err = s.listen(s.cfg.ConsoleAddr); err != nil {
 			_ = s.apiLn.Close()
-			return fmt.Errorf("listen console %s: %w", s.cfg.ConsoleAddr, err)
+			return fmt.Errorf("listen console %s: %w / 无法监听控制台地址 %s（端口被占用？用 --console-addr 换一个）", s.cfg.ConsoleAddr, err, s.cfg.ConsoleAddr)
 		}
 		s.consoleSrv = newHTTPServer(ConsoleHandler(tracing.Handler(s.api), web.Dist(), web.Built()), s.log)
 		go s.serve(s.consoleSrv, s.consoleLn, "console")
@@ -237,7 +237,7 @@ func (s *Server) Start() error {
 			if s.consoleLn != nil {
 				_ = s.consoleLn.Close()
 			}
-			return fmt.Errorf("listen metrics %s: %w", s.cfg.MetricsAddr, err)
+			return fmt.Errorf("listen metrics %s: %w / 无法监听指标地址 %s（端口被占用？用 --metrics-addr 换一个）", s.cfg.MetricsAddr, err, s.cfg.MetricsAddr)
 		}
 		mux := http.NewServeMux()
 		reg := s.api.Registry()

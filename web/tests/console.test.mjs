@@ -147,7 +147,8 @@ describe('web console', () => {
       await sleep(300);
       return (await entry.count()) > 0;
     }, `a user.create audit row with target ${target}`);
-    assert.equal(await entry.first().getByTestId('audit-result').textContent(), 'ok');
+    assert.equal(await entry.first().getByTestId('audit-result').getAttribute('data-result'), 'ok');
+    assert.equal(await entry.first().getByTestId('audit-result').textContent(), '成功', 'the result in the console language');
     assert.match(await entry.first().textContent(), /admin/, 'actor is admin');
   });
 

@@ -74,6 +74,8 @@ describe('dashboard, nodes and node monitoring', () => {
     // No task has finished: the completion rate is "not applicable", not 0 %.
     assert.equal(await page.getByTestId('dash-completion-value').textContent(), '暂无');
     assert.equal(await page.getByTestId('dash-frag-value').textContent(), '0.00');
+    // The agents' health word in the console's language, not the raw "ok".
+    await until(async () => (await page.getByTestId('dash-health-word').first().textContent()) === '正常: 2', 'node health 正常: 2');
   });
 
   step('the nodes page lists both nodes with their devices', async () => {

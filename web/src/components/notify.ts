@@ -4,7 +4,7 @@
 import { App } from 'antd';
 import i18n from '../i18n';
 import { ApiError } from '../api/http';
-import { serverText } from '../i18n/server';
+import { serverErrorText } from '../i18n/server';
 import { codedText } from '../i18n/codes';
 
 type MessageApi = ReturnType<typeof App.useApp>['message'];
@@ -21,7 +21,7 @@ export function errorText(err: unknown): string {
   if (err instanceof ApiError) {
     const parts = [err.code];
     if (err.requestId) parts.push(i18n.t('common.requestId', { id: err.requestId }));
-    return `${codedText(err.code, err.params) ?? serverText(err.message)} (${parts.join(', ')})`;
+    return `${codedText(err.code, err.params) ?? serverErrorText(err.code, err.message)} (${parts.join(', ')})`;
   }
   return err instanceof Error ? err.message : String(err);
 }

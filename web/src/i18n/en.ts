@@ -7,6 +7,7 @@ import tenantsEn from './tenants.en';
 import ssoEn from './sso.en';
 import clustersEn from './clusters.en';
 import quotasEn from './quotas.en';
+import apikeysEn from './apikeys.en';
 const en = {
   ...nodesEn, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
   ...alertsEn, // alerts: the Alerts page
@@ -16,6 +17,7 @@ const en = {
   ...ssoEn, // sso: LDAP and OpenID sign-in
   ...clustersEn, // clu: Clusters page, cluster switch (hub)
   ...quotasEn, // quo: Quotas page
+  ...apikeysEn, // keys: API keys page
   app: { name: 'HeteroFlow', subtitle: 'Heterogeneous accelerator platform' },
   nav: {
     dashboard: 'Dashboard',
@@ -32,6 +34,7 @@ const en = {
     metrics: 'Metrics explorer',
     billing: 'Billing',
     tenants: 'Tenants',
+    apikeys: 'API keys',
     quotas: 'Quotas',
     comingSoon: 'Coming soon',
   },
@@ -115,6 +118,18 @@ const en = {
     result: 'Result',
     detail: 'Detail',
     searchPlaceholder: 'Action, target, actor or detail',
+    // The result words the server records (ok, denied: …, failed: …, and
+    // the scheduler's outcomes); another word is shown as recorded.
+    withReason: '{{result}}: {{reason}}',
+    results: {
+      ok: 'OK',
+      denied: 'Denied',
+      failed: 'Failed',
+      scheduled: 'Scheduled',
+      unschedulable: 'Unschedulable',
+      requeued: 'Requeued',
+      executed: 'Executed',
+    },
   },
   module: { api: 'API', auth: 'Auth', scheduler: 'Scheduler', agent: 'Agent', plugin: 'Plugin' },
   taskState: {

@@ -46,6 +46,9 @@ const nodesEn = {
     labels: 'Labels',
     version: 'Agent version',
     statusName: { online: 'Online', offline: 'Offline', cordoned: 'Cordoned', draining: 'Draining' },
+    // The words an agent reports as its node's health ("ok"), and the
+    // server's for a node that has reported none; another word is shown as sent.
+    healthWord: { ok: 'OK', unknown: 'Unknown' },
     cordon: 'Cordon',
     uncordon: 'Uncordon',
     revoke: 'Revoke',

@@ -47,6 +47,9 @@ const nodesZh: typeof nodesEn = {
     labels: '标签',
     version: '代理版本',
     statusName: { online: '在线', offline: '离线', cordoned: '已封锁', draining: '排空中' },
+    // The words an agent reports as its node's health ("ok"), and the
+    // server's for a node that has reported none; another word is shown as sent.
+    healthWord: { ok: '正常', unknown: '未知' },
     cordon: '封锁',
     uncordon: '解除封锁',
     revoke: '吊销',

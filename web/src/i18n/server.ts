@@ -57,7 +57,49 @@ const ZH: Rule[] = [
   [/^conflict: you cannot give up your own tenant-admin role in "(.*)"; another tenant admin or a cluster admin can$/, (m) => `冲突：你不能放弃自己在“${m[1]}”的租户管理员角色；可由其他租户管理员或集群管理员操作`],
   [/^(tenant|project) name must be 1–64 letters, digits, '\.', '_' or '-', starting with a letter or digit, not "(.*)"$/, (m) =>
     `${m[1] === 'tenant' ? '租户' : '项目'}名称须为 1–64 个字母、数字、“.”、“_”或“-”，并以字母或数字开头，而不是“${m[2]}”`],
+  // A lookup of something that does not exist (code not_found), e.g. a
+  // stale /tasks/:id link: "task 42: not found", `tenant "acme": not found`.
+  [/^([a-z][a-z ]*?) "?([^"]*)"?: not found$/, (m) => (NOUNS[m[1]] ? `${NOUNS[m[1]]} ${m[2]} 不存在` : `未找到：${m[0]}`)],
+  // Acting on a task or workflow in the wrong state (code conflict).
+  [/^conflict: (task|workflow) (\d+) is (\w+) and cannot be cancelled$/, (m) =>
+    `冲突：${NOUNS[m[1]]} ${m[2]} 已是“${stateZh(m[1], m[3])}”状态，无法取消`],
+  [/^conflict: workflow (\d+) is (\w+); only a failed or cancelled workflow can be retried$/, (m) =>
+    `冲突：工作流 ${m[1]} 为“${stateZh('workflow', m[2])}”状态，只有失败或已取消的工作流可以重试`],
+  [/^conflict: (.*)$/s, (m) => `冲突：${zh(m[1])}`],
+  // Authentication answers (code unauthenticated), also recorded in the
+  // audit log as "denied: …".
+  [/^unauthenticated: (.*)$/s, (m) => `未认证：${zh(m[1])}`],
+  [/^invalid username or password, or the account is temporarily locked$/, () => '用户名或密码错误，或账户已被临时锁定'],
+  [/^authentication required$/, () => '需要登录'],
+  [/^invalid access token$/, () => '访问令牌无效或已过期'],
+  [/^invalid API key$/, () => 'API 密钥无效'],
 ];
+
+// NOUNS are the objects the API names in its not-found and conflict texts.
+const NOUNS: Record<string, string> = {
+  task: '任务',
+  workflow: '工作流',
+  user: '用户',
+  tenant: '租户',
+  project: '项目',
+  node: '节点',
+  plugin: '插件',
+  'hub task': '中枢任务',
+  'api key': 'API 密钥',
+  quota: '配额',
+  cluster: '集群',
+  alert: '告警',
+  'alert rule': '告警规则',
+  silence: '静默',
+  channel: '通知渠道',
+  'task owner': '任务所有者',
+  'workflow owner': '工作流所有者',
+};
+
+function stateZh(kind: string, state: string): string {
+  const key = kind === 'workflow' ? `wfState.${state}` : `taskState.${state}`;
+  return i18n.exists(key) ? i18n.t(key, { lng: 'zh' }) : state;
+}
 
 function dev(s: string): string {
   return s === 'devices' ? '设备' : `${s.replace(/ devices$/, '')} 设备`;
@@ -90,4 +132,33 @@ function zh(text: string): string {
 export function serverText(text: string | undefined | null): string {
   if (!text) return '';
   return i18n.language === 'en' ? text : zh(text);
+}
+
+// The Chinese of the API's generic error codes (docs/api-contract.md), for
+// a message no rule above knows: it is shown before the server's English,
+// so an error is never in English only.
+const CODE_ZH: Record<string, string> = {
+  invalid_argument: '输入无效',
+  unauthenticated: '未登录或会话已过期',
+  forbidden: '无权执行此操作',
+  not_found: '未找到',
+  method_not_allowed: '不支持此方法',
+  conflict: '与当前状态冲突',
+  payload_too_large: '请求过大',
+  unsupported_media_type: '不支持的内容类型',
+  locked: '账户已锁定',
+  too_many_requests: '请求过于频繁，请稍后重试',
+  unavailable: '服务暂不可用，请稍后重试',
+  internal: '服务器内部错误',
+};
+
+/**
+ * serverErrorText is an API error's message in the console's language:
+ * translated where a rule knows it, else in Chinese led by its code's gist.
+ */
+export function serverErrorText(code: string, text: string | undefined | null): string {
+  const out = serverText(text);
+  if (i18n.language === 'en' || /\p{Script=Han}/u.test(out)) return out;
+  const gist = CODE_ZH[code];
+  return gist ? `${gist}：${out}` : out;
 }

@@ -8,6 +8,7 @@ import tenantsZh from './tenants.zh';
 import ssoZh from './sso.zh';
 import clustersZh from './clusters.zh';
 import quotasZh from './quotas.zh';
+import apikeysZh from './apikeys.zh';
 
 const zh: Messages = {
   ...nodesZh, // dash, nodes, mon: Dashboard / Nodes / Node monitoring pages
@@ -18,6 +19,7 @@ const zh: Messages = {
   ...ssoZh, // sso: LDAP and OpenID sign-in
   ...clustersZh, // clu: Clusters page, cluster switch (hub)
   ...quotasZh, // quo: Quotas page
+  ...apikeysZh, // keys: API keys page
   app: { name: 'HeteroFlow', subtitle: '异构算力调度平台' },
   nav: {
     dashboard: '仪表盘',
@@ -34,6 +36,7 @@ const zh: Messages = {
     metrics: '指标查询',
     billing: '计费',
     tenants: '租户管理',
+    apikeys: 'API 密钥',
     quotas: '配额管理',
     comingSoon: '即将推出',
   },
@@ -117,6 +120,16 @@ const zh: Messages = {
     result: '结果',
     detail: '详情',
     searchPlaceholder: '动作、对象、操作者或详情',
+    withReason: '{{result}}：{{reason}}',
+    results: {
+      ok: '成功',
+      denied: '拒绝',
+      failed: '失败',
+      scheduled: '已调度',
+      unschedulable: '无法调度',
+      requeued: '已重新排队',
+      executed: '已执行',
+    },
   },
   module: { api: 'API', auth: '认证', scheduler: '调度器', agent: 'Agent', plugin: '插件' },
   taskState: {

@@ -21,6 +21,7 @@ import {
   AccountBookOutlined,
   BankOutlined,
   FundOutlined,
+  KeyOutlined,
 } from '@ant-design/icons';
 import type { Role } from '../api/types';
 import type { Messages } from '../i18n/en';
@@ -52,6 +53,7 @@ export const NAV: NavItem[] = [
   { key: 'clusters', path: '/clusters', icon: <ClusterOutlined />, minRole: 'operator', needs: 'hub', page: lazy(() => import('../pages/clusters/ClustersPage')) },
   { key: 'audit', path: '/audit', icon: <FileSearchOutlined />, minRole: 'operator', page: lazy(() => import('../pages/audit/AuditPage')) },
   { key: 'users', path: '/users', icon: <TeamOutlined />, minRole: 'admin', page: lazy(() => import('../pages/users/UsersPage')) },
+  { key: 'apikeys', path: '/apikeys', icon: <KeyOutlined />, minRole: 'operator', page: lazy(() => import('../pages/apikeys/ApiKeysPage')) },
   { key: 'tenants', path: '/tenants', icon: <BankOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/tenants/TenantsPage')) },
   { key: 'quotas', path: '/quotas', icon: <FundOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/quotas/QuotasPage')) },
   { key: 'billing', path: '/billing', icon: <AccountBookOutlined />, minRole: 'viewer', page: lazy(() => import('../pages/billing/BillingPage')) },

@@ -4,11 +4,13 @@ import { useState } from 'react';
 import { Button, Card, Checkbox, DatePicker, Form, Input, Select, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { Dayjs } from 'dayjs';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { audit, type AuditFilter } from '../../api/endpoints';
 import { AUDIT_LEVELS, AUDIT_MODULES, type AuditEntry, type AuditLevel } from '../../api/types';
 import { formatTime, PAGE_SIZES, rangeQuery } from '../../components/format';
 import { usePagedList } from '../../components/usePagedList';
+import { serverText } from '../../i18n/server';
 
 interface FilterValues {
   module?: string;
@@ -65,11 +67,14 @@ export default function AuditPage() {
       dataIndex: 'result',
       width: 140,
       ellipsis: true,
-      render: (r: string) => (
-        <Typography.Text type={r === 'ok' ? 'success' : 'danger'} data-testid="audit-result">
-          {r}
-        </Typography.Text>
-      ),
+      render: (r: string) => {
+        const { text, type } = resultView(r, t);
+        return (
+          <Typography.Text type={type} data-testid="audit-result" data-result={r} title={text}>
+            {text}
+          </Typography.Text>
+        );
+      },
     },
     { title: t('audit.detail'), dataIndex: 'detail', ellipsis: true, render: (d?: string) => d || '—' },
   ];
@@ -142,4 +147,17 @@ export default function AuditPage() {
       />
     </Card>
   );
+}
+
+// resultView is an audit result in the console's language: "ok", "denied:
+// <message>" and "failed: <message>" (the server's English message
+// translated where known), and the scheduler's outcomes, which are neither
+// success nor failure and so are not shown in red.
+function resultView(r: string, t: TFunction): { text: string; type?: 'success' | 'danger' | 'warning' } {
+  const m = r.match(/^(denied|failed): (.*)$/s);
+  if (m) return { text: t('audit.withReason', { result: t(`audit.results.${m[1]}`), reason: serverText(m[2]) }), type: 'danger' };
+  const text = t(`audit.results.${r}`, { defaultValue: r });
+  if (r === 'ok') return { text, type: 'success' };
+  if (r === 'unschedulable') return { text, type: 'warning' };
+  return { text };
 }

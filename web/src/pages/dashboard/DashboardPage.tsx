@@ -114,8 +114,8 @@ function Summary({ s }: { s: SchedulerSummary }) {
           <Space wrap>
             {Object.entries(s.nodes.health).length === 0 && <Typography.Text type="secondary">{t('dash.noNodes')}</Typography.Text>}
             {Object.entries(s.nodes.health).map(([word, n]) => (
-              <Tag key={word} color={word === 'ok' ? 'green' : 'orange'}>
-                {word}: {n}
+              <Tag key={word} color={word === 'ok' ? 'green' : 'orange'} data-testid="dash-health-word" data-word={word}>
+                {t(`nodes.healthWord.${word}`, { defaultValue: word })}: {n}
               </Tag>
             ))}
           </Space>

@@ -121,7 +121,7 @@ export default function NodesPage() {
         </Space>
       ),
     },
-    { title: t('nodes.health'), dataIndex: 'health', width: 80, render: (h: string) => <Tag color={h === 'ok' ? 'green' : 'orange'}>{h || '—'}</Tag> },
+    { title: t('nodes.health'), dataIndex: 'health', width: 80, render: (h: string) => <Tag color={h === 'ok' ? 'green' : 'orange'}>{h ? t(`nodes.healthWord.${h}`, { defaultValue: h }) : '—'}</Tag> },
     {
       title: t('nodes.labels'),
       dataIndex: 'labels',

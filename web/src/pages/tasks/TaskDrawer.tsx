@@ -10,6 +10,7 @@ import { shellQuote } from '../nodes/deployCommand';
 import QosTag from '../slices/QosTag';
 import { serverText } from '../../i18n/server';
 import { tasks } from '../../api/endpoints';
+import { errorText } from '../../components/notify';
 import { TERMINAL_STATES, type Task } from '../../api/types';
 import { formatMap, formatTime } from '../../components/format';
 import TaskStateTag from './TaskStateTag';
@@ -153,7 +154,7 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
   const { t } = useTranslation();
   const cancel = useCancelTask();
   const canCancel = useCanCancel();
-  const { data: task, isLoading } = useQuery({
+  const { data: task, isLoading, error } = useQuery({
     queryKey: ['task', taskId],
     queryFn: () => tasks.get(taskId as number),
     enabled: taskId !== null,
@@ -196,7 +197,11 @@ export default function TaskDrawer({ taskId, onClose }: { taskId: number | null;
         )
       }
     >
-      {isLoading || !task ? (
+      {error && !task ? (
+        // A task that does not exist (a stale link, a typo in /tasks/:id)
+        // or cannot be read: say why instead of spinning forever.
+        <Alert type="error" showIcon data-testid="task-load-error" message={errorText(error)} />
+      ) : isLoading || !task ? (
         <Spin />
       ) : (
         <Space direction="vertical" size="middle" style={{ width: '100%' }}>

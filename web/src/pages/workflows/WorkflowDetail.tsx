@@ -12,7 +12,7 @@ import { useAuth } from '../../auth/AuthContext';
 import { atLeast } from '../../auth/roles';
 import { TERMINAL_WORKFLOW, workflows, type WorkflowDetail as Detail, type WorkflowStep } from '../../api/workflows';
 import { formatMap, formatTime } from '../../components/format';
-import { showError, showSuccess } from '../../components/notify';
+import { errorText, showError, showSuccess } from '../../components/notify';
 import TaskDrawer from '../tasks/TaskDrawer';
 import TaskStateTag from '../tasks/TaskStateTag';
 import DagGraph from './DagGraph';
@@ -113,7 +113,7 @@ export default function WorkflowDetail({ id, onOpen }: { id: number; onOpen: (id
   });
 
   if (isLoading) return <Spin />;
-  if (error || !w) return <Alert type="error" showIcon message={String(error ?? '')} />;
+  if (error || !w) return <Alert type="error" showIcon data-testid="wf-load-error" message={errorText(error)} />;
   const live = !TERMINAL_WORKFLOW.includes(w.state);
   const canAct = atLeast(user?.role, 'user');
   const stepNames = [...new Set(w.steps.map((s) => s.step))];
