@@ -66,7 +66,7 @@ func clusterListCmd(cf *clientFlags, refresh bool) *cobra.Command {
 
 func printClusters(w io.Writer, cs []apitypes.ClusterJSON) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tVERSION\tNODES\tDEVICES (FREE)\tQUEUE\tALERTS\tPOLLED\tURL")
+	fmt.Fprintln(tw, "ID\tNAME / 名称\tSTATUS / 状态\tVERSION / 版本\tNODES / 节点\tDEVICES (FREE) / 设备（空闲）\tQUEUE / 排队\tALERTS / 告警\tPOLLED / 轮询\tURL / 地址")
 	for _, c := range cs {
 		nodes, devices, queue, alerts := "—", "—", "—", "—"
 		if s := c.Summary; s != nil {
@@ -199,7 +199,7 @@ func clusterGetCmd(cf *clientFlags) *cobra.Command {
 		}
 		if s := out.Summary; s != nil && len(s.Devices) > 0 {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "VENDOR\tMODEL\tONLINE/TOTAL\tFREE\tFREE MEMORY MiB")
+			fmt.Fprintln(tw, "VENDOR / 厂商\tMODEL / 型号\tONLINE/TOTAL / 在线/总数\tFREE / 空闲\tFREE MEMORY MiB / 空闲显存")
 			for _, d := range s.Devices {
 				fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%d\t%d\n", d.Vendor, d.Model, d.Online, d.Total, d.Free, d.FreeMiB)
 			}
@@ -265,7 +265,7 @@ func printScores(w io.Writer, scores []apitypes.ClusterScoreJSON) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLUSTER\tSCORE\tFITS\tMATCHING\tQUEUE\tREASON")
+	fmt.Fprintln(tw, "CLUSTER / 集群\tSCORE / 得分\tFITS / 可放置\tMATCHING / 匹配\tQUEUE / 排队\tREASON / 原因")
 	for _, s := range scores {
 		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t%d\t%s\n", s.Cluster, s.Score, s.Fits, s.Matching, s.QueueDepth, orDash(s.Reason))
 	}
@@ -304,7 +304,7 @@ func clusterTasksCmd(cf *clientFlags) *cobra.Command {
 
 func printHubTasks(w io.Writer, ts []apitypes.HubTaskJSON) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tCLUSTER\tMEMBER TASK\tSTATE\tOWNER\tCREATED")
+	fmt.Fprintln(tw, "ID\tNAME / 名称\tCLUSTER / 集群\tMEMBER TASK / 成员任务\tSTATE / 状态\tOWNER / 所有者\tCREATED / 创建")
 	for _, t := range ts {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", t.ID, t.Name, t.Cluster, t.MemberTaskID, t.State, t.Owner, fmtTime(t.CreatedAt))
 	}
