@@ -10,7 +10,10 @@ import (
 )
 
 // apiKey creates an operator API key through the API as admin.
-func apiKey(t *testing.T, base string) string {
+func apiKey(t *testing.T, base string) string { return apiKeyWithRole(t, base, "operator") }
+
+// apiKeyWithRole creates an API key of role through the API as admin.
+func apiKeyWithRole(t *testing.T, base, role string) string {
 	t.Helper()
 	post := func(path, tok string, in, out any) {
 		b, err := json.Marshal(in)
@@ -34,7 +37,7 @@ func apiKey(t *testing.T, base string) string {
 	var key struct {
 		Key string `json:"key"`
 	}
-	post("/api/v1/apikeys", login.AccessToken, map[string]string{"name": "cli-test", "role": "operator"}, &key)
+	post("/api/v1/apikeys", login.AccessToken, map[string]string{"name": "cli-test", "role": role}, &key)
 	require.NotEmpty(t, key.Key)
 	return key.Key
 }

@@ -377,15 +377,6 @@ func clusterWhyCmd(cf *clientFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if cf.json {
-				_, err := cmd.OutOrStdout().Write(append(raw, '\n'))
-				return err
-			}
-			var w whyJSON
-			if err := json.Unmarshal(raw, &w); err != nil {
-				return fmt.Errorf("unexpected answer / 无法解析响应: %w", err)
-			}
-			printWhy(cmd.OutOrStdout(), &w)
-			return nil
+			return printWhyAnswer(cmd.OutOrStdout(), raw, cf.json)
 		})
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,35 +11,6 @@ import (
 
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
-
-// memberAPIKey logs in to the server at base as admin and returns a new
-// admin API key of it: what a member cluster's admin hands the hub.
-func memberAPIKey(t *testing.T, base string) string {
-	t.Helper()
-	post := func(path, token string, body any, out any) {
-		b, err := json.Marshal(body)
-		require.NoError(t, err)
-		req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(b))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		require.Less(t, res.StatusCode, 300, path)
-		require.NoError(t, json.NewDecoder(res.Body).Decode(out))
-	}
-	var login struct {
-		AccessToken string `json:"access_token"`
-	}
-	post("/api/v1/auth/login", "", map[string]string{"username": "admin", "password": adminPassword}, &login)
-	var key struct{ Key string }
-	post("/api/v1/apikeys", login.AccessToken, map[string]string{"name": "hub", "role": "admin"}, &key)
-	require.NotEmpty(t, key.Key)
-	return key.Key
-}
 
 // TestClusterCLI drives `heteroflow cluster` against a hub and one member
 // cluster, both real servers: registration (refused with a wrong key or
@@ -53,7 +22,7 @@ func TestClusterCLI(t *testing.T) {
 	hub := startAppWith(t, func(c *server.Config) { c.Hub.Enabled = true })
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "east.key")
-	require.NoError(t, os.WriteFile(keyFile, []byte(memberAPIKey(t, member.base)+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, []byte(apiKeyWithRole(t, member.base, "admin")+"\n"), 0o600))
 	wrongKey := filepath.Join(dir, "wrong.key")
 	require.NoError(t, os.WriteFile(wrongKey, []byte("hf_not-a-key\n"), 0o600))
 

@@ -47,17 +47,23 @@ func taskWhyCmd(cf *clientFlags) *cobra.Command {
 			if err := c.Do(cmd.Context(), http.MethodGet, fmt.Sprintf("/api/v1/tasks/%d/why", id), nil, &raw); err != nil {
 				return err
 			}
-			if cf.json {
-				_, err := cmd.OutOrStdout().Write(append(raw, '\n'))
-				return err
-			}
-			var w whyJSON
-			if err := json.Unmarshal(raw, &w); err != nil {
-				return fmt.Errorf("unexpected answer / 无法解析响应: %w", err)
-			}
-			printWhy(cmd.OutOrStdout(), &w)
-			return nil
+			return printWhyAnswer(cmd.OutOrStdout(), raw, cf.json)
 		})
+}
+
+// printWhyAnswer prints a why answer (a task's, or a member's passed
+// through the hub) as it came with --json, else as text.
+func printWhyAnswer(out io.Writer, raw json.RawMessage, asJSON bool) error {
+	if asJSON {
+		_, err := out.Write(append(raw, '\n'))
+		return err
+	}
+	var w whyJSON
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return fmt.Errorf("unexpected answer / 无法解析响应: %w", err)
+	}
+	printWhy(out, &w)
+	return nil
 }
 
 func printWhy(out io.Writer, w *whyJSON) {

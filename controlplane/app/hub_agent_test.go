@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane/apitypes"
-	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
 // TestHubTasksRefuseAgentKeys: an agent key acts for the node it was
@@ -19,11 +17,7 @@ import (
 // task with its env, the logs, why): they are for people only.
 func TestHubTasksRefuseAgentKeys(t *testing.T) {
 	east := startMember(t, "1.4.0")
-	hub := startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
-		c.Hub.Enabled = true
-		c.Hub.PollInterval = server.Duration(time.Hour)
-		c.Hub.Timeout = server.Duration(3 * time.Second)
-	})
+	hub := startHub(t)
 	admin := hub.adminToken()
 	hub.ok(http.StatusCreated, http.MethodPost, "/api/v1/clusters", admin,
 		map[string]string{"name": "east", "url": east.s.base, "api_key": east.key}, nil)

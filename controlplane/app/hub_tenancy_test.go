@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/heteroflow/heteroflow/controlplane/apitypes"
-	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
 // TestHubTenancy: the hub talks to members with its own admin key, so
@@ -25,11 +24,7 @@ import (
 // and the hub narrows cross-cluster PromQL to the caller's tenants.
 func TestHubTenancy(t *testing.T) {
 	east := startMember(t, "1.4.0")
-	hub := startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
-		c.Hub.Enabled = true
-		c.Hub.PollInterval = server.Duration(time.Hour)
-		c.Hub.Timeout = server.Duration(3 * time.Second)
-	})
+	hub := startHub(t)
 	admin := hub.adminToken()
 	for _, s := range []struct {
 		s     *testServer

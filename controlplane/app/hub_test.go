@@ -16,6 +16,17 @@ import (
 	"github.com/heteroflow/heteroflow/controlplane/server"
 )
 
+// startHub starts a hub that polls only when asked (its leader's periodic
+// poll is an hour away) and asks each member for at most 3 s.
+func startHub(t *testing.T) *testServer {
+	t.Helper()
+	return startServerVersion(t, t.TempDir(), "1.4.2", func(c *server.Config) {
+		c.Hub.Enabled = true
+		c.Hub.PollInterval = server.Duration(time.Hour)
+		c.Hub.Timeout = server.Duration(3 * time.Second)
+	})
+}
+
 // member is a member cluster of the hub tests: a server with one node of
 // one NVIDIA device and an admin API key for the hub.
 type member struct {

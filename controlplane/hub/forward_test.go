@@ -21,15 +21,11 @@ type nopSealer struct{}
 func (nopSealer) Seal(_ string, plain []byte) string    { return string(plain) }
 func (nopSealer) Open(_, sealed string) ([]byte, error) { return []byte(sealed), nil }
 
-// TestForwardRetriesWithTheSameKey: a member whose first answer to a
-// submission is lost (502 after it created the task) is asked again with
-// the same Idempotency-Key, answers with the task it created, and the hub
-// records that one task.
-func TestForwardRetriesWithTheSameKey(t *testing.T) {
-	t.Parallel()
-	var mu sync.Mutex
-	var keys []string
-	created := map[string]int64{}
+// hubWithMember is a hub on a fresh store with one member, "m": a fake
+// member server that answers the summary reads a placement makes (one
+// node, nothing allocated) and hands every other request to tasks.
+func hubWithMember(t *testing.T, tasks http.HandlerFunc) (*Hub, *sqlite.DB) {
+	t.Helper()
 	member := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch r.URL.Path {
@@ -41,6 +37,31 @@ func TestForwardRetriesWithTheSameKey(t *testing.T) {
 			_, _ = w.Write([]byte(`{"items":[],"total":0}`))
 		case "/api/v1/billing/report":
 			_, _ = w.Write([]byte(`{"period":"month","currency":"CNY","total":{"hours":{},"cost":0}}`))
+		default:
+			tasks(w, r)
+		}
+	}))
+	t.Cleanup(member.Close)
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hub.db"), sqlite.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	h, err := New(Options{Store: st, Sealer: nopSealer{}, Config: Config{Timeout: 3 * time.Second}})
+	require.NoError(t, err)
+	require.NoError(t, st.CreateCluster(t.Context(), &controlplane.MemberCluster{Name: "m", URL: member.URL, APIKeySealed: "k"}))
+	return h, st
+}
+
+// TestForwardRetriesWithTheSameKey: a member whose first answer to a
+// submission is lost (502 after it created the task) is asked again with
+// the same Idempotency-Key, answers with the task it created, and the hub
+// records that one task.
+func TestForwardRetriesWithTheSameKey(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var keys []string
+	created := map[string]int64{}
+	h, st := hubWithMember(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
 		case "/api/v1/tasks":
 			mu.Lock()
 			key := r.Header.Get("Idempotency-Key")
@@ -61,14 +82,7 @@ func TestForwardRetriesWithTheSameKey(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(member.Close)
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hub.db"), sqlite.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	h, err := New(Options{Store: st, Sealer: nopSealer{}, Config: Config{Timeout: 3 * time.Second}})
-	require.NoError(t, err)
-	require.NoError(t, st.CreateCluster(t.Context(), &controlplane.MemberCluster{Name: "m", URL: member.URL, APIKeySealed: "k"}))
+	})
 
 	out, err := h.Submit(t.Context(), apitypes.HubTaskSubmitJSON{Task: apitypes.TaskSpecJSON{Name: "x", Command: []string{"true"}}},
 		Caller{ID: 1, Name: "alice"})
@@ -94,17 +108,8 @@ func TestSubmitOnceWithTheCallersKey(t *testing.T) {
 	arrived, release := make(chan struct{}, 8), make(chan struct{})
 	var mu sync.Mutex
 	forwards := 0
-	member := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+	h, _ := hubWithMember(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/health":
-			_, _ = w.Write([]byte(`{"status":"ok","version":"1.0.0"}`))
-		case "/api/v1/scheduler/summary":
-			_, _ = w.Write([]byte(`{"nodes":{"total":1,"online":1},"tasks":{}}`))
-		case "/api/v1/slices", "/api/v1/alerts":
-			_, _ = w.Write([]byte(`{"items":[],"total":0}`))
-		case "/api/v1/billing/report":
-			_, _ = w.Write([]byte(`{"period":"month","currency":"CNY","total":{"hours":{},"cost":0}}`))
 		case "/api/v1/tasks":
 			mu.Lock()
 			forwards++
@@ -119,14 +124,7 @@ func TestSubmitOnceWithTheCallersKey(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(member.Close)
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "hub.db"), sqlite.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
-	h, err := New(Options{Store: st, Sealer: nopSealer{}, Config: Config{Timeout: 3 * time.Second}})
-	require.NoError(t, err)
-	require.NoError(t, st.CreateCluster(t.Context(), &controlplane.MemberCluster{Name: "m", URL: member.URL, APIKeySealed: "k"}))
+	})
 	in := apitypes.HubTaskSubmitJSON{Task: apitypes.TaskSpecJSON{Name: "x", Command: []string{"true"}}}
 	alice, key := Caller{ID: 1, Name: "alice"}, &controlplane.SubmitKey{Key: "k-1", Hash: "h1"}
 
@@ -145,7 +143,7 @@ func TestSubmitOnceWithTheCallersKey(t *testing.T) {
 	case r := <-first:
 		t.Fatalf("the first submission ended before reaching the member: %+v", r)
 	}
-	_, _, err = h.SubmitOnce(t.Context(), in, alice, key)
+	_, _, err := h.SubmitOnce(t.Context(), in, alice, key)
 	var ce *controlplane.CodedError
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, "idempotency_key_in_progress", ce.Code)
