@@ -58,3 +58,20 @@ func TestAPIKeyFollowsOwnerRole(t *testing.T) {
 	st, _ = e.apiErr(http.MethodGet, "/api/v1/auth/me", key, nil)
 	require.Equal(t, http.StatusUnauthorized, st)
 }
+
+// TestMeWithAPIKeyIsTheKeysRole: /auth/me through an API key answers the
+// role the key acts with, not its owner's.
+func TestMeWithAPIKeyIsTheKeysRole(t *testing.T) {
+	e := newEnv(t)
+	admin := e.tokens[controlplane.RoleAdmin]
+	var created struct {
+		Key string `json:"key"`
+	}
+	require.Equal(t, http.StatusCreated, e.call(http.MethodPost, "/api/v1/apikeys", admin,
+		map[string]string{"name": "grafana", "role": "viewer"}, &created))
+	var me UserJSON
+	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/auth/me", created.Key, nil, &me))
+	require.Equal(t, controlplane.RoleViewer, me.Role)
+	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/auth/me", admin, nil, &me))
+	require.Equal(t, controlplane.RoleAdmin, me.Role, "a session is its user")
+}

@@ -50,7 +50,7 @@ func (a *API) registerAuth() {
 		DefaultStatus: http.StatusCreated},
 		Public, a.register)
 	Register(a, huma.Operation{OperationID: "me", Method: http.MethodGet, Path: Prefix + "/auth/me",
-		Summary: "The caller's own user", Tags: []string{"auth"}},
+		Summary: "The caller's own user (through an API key: with the role, and tenant, the key acts with)", Tags: []string{"auth"}},
 		Authenticated, a.me)
 }
 
@@ -116,11 +116,21 @@ func (a *API) register(ctx context.Context, in *registerIn) (*Body[UserJSON], er
 }
 
 func (a *API) me(ctx context.Context, _ *struct{}) (*Body[UserJSON], error) {
-	u, err := a.store.GetUser(ctx, PrincipalFrom(ctx).UserID)
+	p := PrincipalFrom(ctx)
+	u, err := a.store.GetUser(ctx, p.UserID)
 	if err != nil {
 		return nil, err
 	}
-	return &Body[UserJSON]{Body: userJSON(u)}, nil
+	out := userJSON(u)
+	if p.APIKeyID != 0 {
+		// A key acts with its own role (at most its owner's) and, when
+		// tenant-scoped, in its tenant: that is who the caller is here.
+		out.Role = p.Role
+		if p.KeyTenant != "" {
+			out.Tenant = p.KeyTenant
+		}
+	}
+	return &Body[UserJSON]{Body: out}, nil
 }
 
 // validUsername: 1–64 of letters, digits, '.', '_', '-'; no spaces so names
