@@ -150,6 +150,16 @@ func EffectiveKeyRole(key, owner controlplane.Role) controlplane.Role {
 
 var errBadKey = fmt.Errorf("%w: invalid API key", controlplane.ErrUnauthenticated)
 
+// AuthenticateKey is Authenticate for a credential sent as an API key (the
+// X-API-Key header): anything but a well-formed, valid key is "invalid API
+// key", never judged as the access token it is not.
+func (s *Service) AuthenticateKey(ctx context.Context, credential, ip string) (*Principal, error) {
+	if !LooksLikeAPIKey(credential) {
+		return nil, errBadKey
+	}
+	return s.authenticateKey(ctx, credential, ip)
+}
+
 // Authenticate resolves a bearer credential (access JWT or API key) to a
 // Principal. ip is recorded in the audit entry for API-key use.
 func (s *Service) Authenticate(ctx context.Context, credential, ip string) (*Principal, error) {

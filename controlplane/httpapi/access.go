@@ -128,16 +128,17 @@ func check(ctx context.Context, acc Access) error {
 	return fmt.Errorf("%w: role %s may not %s %s", controlplane.ErrForbidden, p.Role, acc.Perm.Action, acc.Perm.Resource)
 }
 
-// credential extracts a bearer token or API key from the request.
-func credential(r *http.Request) string {
+// credential extracts a bearer token or API key from the request; asKey
+// when it came in X-API-Key.
+func credential(r *http.Request) (cred string, asKey bool) {
 	if k := r.Header.Get("X-API-Key"); k != "" {
-		return k
+		return k, true
 	}
 	h := r.Header.Get("Authorization")
 	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-		return strings.TrimSpace(h[7:])
+		return strings.TrimSpace(h[7:]), false
 	}
-	return ""
+	return "", false
 }
 
 // authenticate resolves credentials into the context. Bad credentials do
@@ -145,7 +146,8 @@ func credential(r *http.Request) string {
 // so the failure is kept and reported by the access check of protected routes.
 func (a *API) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cred, cert := credential(r), verifiedClientCert(r)
+		cred, asKey := credential(r)
+		cert := verifiedClientCert(r)
 		if cred == "" && cert == nil {
 			next.ServeHTTP(w, r)
 			return
@@ -155,7 +157,11 @@ func (a *API) authenticate(next http.Handler) http.Handler {
 			err error
 		)
 		if cred != "" {
-			p, err = a.auth.Authenticate(r.Context(), cred, ClientIP(r.Context()))
+			verify := a.auth.Authenticate
+			if asKey {
+				verify = a.auth.AuthenticateKey
+			}
+			p, err = verify(r.Context(), cred, ClientIP(r.Context()))
 			if err == nil && cert == nil && a.opts.RequireAgentCert && p.Role == controlplane.RoleAgent {
 				p, err = nil, errAgentCertRequired
 			}

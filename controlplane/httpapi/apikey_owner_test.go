@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,4 +76,19 @@ func TestMeWithAPIKeyIsTheKeysRole(t *testing.T) {
 	require.Equal(t, controlplane.RoleViewer, me.Role)
 	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/auth/me", admin, nil, &me))
 	require.Equal(t, controlplane.RoleAdmin, me.Role, "a session is its user")
+}
+
+// TestXAPIKeyHeaderIsJudgedAsAKey: a value in X-API-Key that is not a
+// valid key is refused as an invalid API key (it was judged as an access
+// token, and the answer said so).
+func TestXAPIKeyHeaderIsJudgedAsAKey(t *testing.T) {
+	e := newEnv(t)
+	for _, bad := range []string{"not-a-key", "hf_abcdefgh_" + strings.Repeat("x", 32)} {
+		res := e.raw(http.MethodGet, "/api/v1/tasks", "", nil, "X-API-Key", bad)
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusUnauthorized, res.StatusCode)
+		require.Contains(t, string(b), "invalid API key", bad)
+	}
 }
