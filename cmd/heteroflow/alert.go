@@ -357,6 +357,9 @@ func alertSilenceCmd(cf *clientFlags) *cobra.Command {
 			if len(ms) == 0 {
 				return fmt.Errorf("at least one --match is required / 至少需要一个 --match")
 			}
+			if dur <= 0 {
+				return fmt.Errorf("--for must be a positive duration, e.g. 2h, not %s / --for 必须为正的时长", dur)
+			}
 			c, err := cf.client()
 			if err != nil {
 				return err
