@@ -54,6 +54,12 @@ func (f *clientFlags) client() (*client.Client, error) {
 		return nil, err
 	}
 	server := cr.Server
+	if f.server != "" {
+		// A malformed --server is named as such, not as another server.
+		if _, err := client.New(f.server, nil); err != nil {
+			return nil, err
+		}
+	}
 	if f.server != "" && f.server != cr.Server {
 		return nil, fmt.Errorf("saved login is for %s, not %s: log in again or pass --api-key / 已保存的登录属于 %s", cr.Server, f.server, cr.Server)
 	}

@@ -56,6 +56,11 @@ func TestWorkflowSubmitIdempotencyKey(t *testing.T) {
 	s := startApp(t)
 	r := cli(t, nil, adminPassword+"\n", "login", "--server", s.base, "--username", "admin", "--password-stdin")
 	require.Equal(t, 0, r.code, r.stderr)
+	// A --server that is not a URL is named as such, not as another server
+	// than the saved login's.
+	r = cli(t, nil, "", "workflow", "list", "--server", "localhost:5333")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "must be a URL")
 	doc := filepath.Join(t.TempDir(), "nightly.yaml")
 	require.NoError(t, os.WriteFile(doc, []byte("name: nightly\nparams: {day: mon}\nsteps:\n  - {name: a, task: {command: [echo, '{{params.day}}']}}\n"), 0o600))
 	submit := func(day string) (result, int64) {
