@@ -211,6 +211,27 @@ export async function until(fn, what, timeout = 30_000) {
 }
 
 /**
+ * closeOverlay clicks an overlay's close control (a modal's button, a
+ * drawer's ×) and waits until closed() holds. On the loaded 2-core CI
+ * machine such a click has twice not taken effect (the overlay stayed
+ * open with nothing else on the page; once right after the modal opened,
+ * once after the drawer re-rendered), so a click that changed nothing in
+ * 5 s is given once more while the control is still there; a close that
+ * never happens still fails.
+ */
+export async function closeOverlay(control, closed, what) {
+  for (let attempt = 1; ; attempt++) {
+    await control.click();
+    try {
+      await until(closed, what, attempt === 1 ? 5_000 : 20_000);
+      return;
+    } catch (err) {
+      if (attempt > 1 || (await control.count()) === 0) throw err;
+    }
+  }
+}
+
+/**
  * stepper returns step(name, fn): one part of a scenario, run as a test with
  * the given timeout, that keeps a screenshot of page() (named prefix + name)
  * when it fails. page is a getter: the page is opened in before().

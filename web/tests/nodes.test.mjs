@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
+import { ADMIN_PASSWORD, api, closeOverlay, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 60_000;
@@ -126,7 +126,8 @@ describe('dashboard, nodes and node monitoring', () => {
     const cmd = await page.getByTestId('token-command').textContent();
     assert.ok(cmd.startsWith(`curl -fsSL ${server.consoleURL}/deploy-agent-all-in-one.sh | bash -s -- --server `), cmd);
     assert.ok(cmd.endsWith(`--token ${secret}`), cmd);
-    await page.getByTestId('token-done').click();
+    await closeOverlay(page.getByTestId('token-done'), async () => (await page.locator('.ant-modal').filter({ visible: true }).count()) === 0,
+      'the token dialog closed');
 
     const list = await api(server, 'GET', '/api/v1/bootstrap-tokens', { token });
     assert.equal(list.status, 200, list.text);

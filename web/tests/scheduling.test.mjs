@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
+import { ADMIN_PASSWORD, api, closeOverlay, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
 import { startSimulatedNode } from './nodes.mjs';
 
 const STEP_TIMEOUT = 90_000;
@@ -84,9 +84,8 @@ async function submitWizard(o) {
 }
 
 async function closeDrawer() {
-  await drawer().locator('.ant-drawer-close').click();
-  await page.waitForURL(/\/tasks$/);
-  await until(async () => (await drawer().count()) === 0, 'detail closed');
+  await closeOverlay(drawer().locator('.ant-drawer-close'), async () => /\/tasks$/.test(page.url()) && (await drawer().count()) === 0,
+    'detail closed');
 }
 
 describe('scheduling console', () => {
