@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Formats of exported reports.
@@ -104,8 +105,8 @@ func (r *UsageReport) WriteCSV(w io.Writer) error {
 			if l.TaskID != 0 {
 				task = strconv.FormatInt(l.TaskID, 10)
 			}
-			row := []string{t.name, r.Period, r.From, r.To, r.Currency, l.Day, l.Tenant, l.Project, l.User,
-				l.Vendor, l.Model, l.QoS, task}
+			row := []string{t.name, r.Period, r.From, r.To, r.Currency, l.Day, csvText(l.Tenant), csvText(l.Project),
+				csvText(l.User), csvText(l.Vendor), csvText(l.Model), csvText(l.QoS), task}
 			for _, v := range numbers(l) {
 				row = append(row, fmtNum(v))
 			}
@@ -119,6 +120,20 @@ func (r *UsageReport) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("csv: %w", err)
 	}
 	return nil
+}
+
+// csvText keeps a text cell from being read as a formula by a spreadsheet
+// (CSV injection): a model name comes from an agent's vendor CLI, user and
+// tenant names from people, and a cell starting with = + - @ or a tab or
+// carriage return would run as a formula when the export is opened in
+// Excel or LibreOffice. Such a cell gets a leading apostrophe, which the
+// spreadsheet shows as text. (The xlsx export writes typed string cells,
+// which are never formulas.)
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // WriteJSON writes the report as indented JSON.
