@@ -49,6 +49,11 @@ func TestHubTenancy(t *testing.T) {
 	hub.fails(http.StatusForbidden, "tenant_forbidden", http.MethodPost, "/api/v1/hub/tasks", mallory, task("globex"))
 	hub.fails(http.StatusForbidden, "tenant_forbidden", http.MethodPost, "/api/v1/hub/tasks", loner, task("acme"))
 	hub.fails(http.StatusBadRequest, "tenant_not_found", http.MethodPost, "/api/v1/hub/tasks", mallory, task("initech"))
+	// The member would take any label from the hub's admin key: the hub
+	// refuses the reserved ones itself.
+	labelled := task("")
+	labelled["task"].(map[string]any)["labels"] = map[string]string{"heteroflow.workflow": "1"}
+	hub.fails(http.StatusBadRequest, "label_reserved", http.MethodPost, "/api/v1/hub/tasks", mallory, labelled)
 	var onEast apitypes.List[apitypes.TaskJSON]
 	east.s.ok(http.StatusOK, http.MethodGet, "/api/v1/tasks?limit=100", east.admin, nil, &onEast)
 	require.Zero(t, onEast.Total, "nothing was forwarded: %+v", onEast.Items)

@@ -90,6 +90,9 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut,
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := reservedLabels(p, spec.Labels); err != nil {
+		return nil, err
+	}
 	if !in.Body.WaitForNodes {
 		if err := a.admitTask(ctx, spec); err != nil {
 			return nil, err
@@ -108,6 +111,26 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut,
 	tracing.Tasks.Remember(ctx, t.ID) // its scheduling cycle continues this request's trace
 	SetAudit(ctx, "task.create", taskTarget(t.ID))
 	return &createTaskOut{Body: taskJSONFor(p, t)}, nil
+}
+
+// ReservedLabelPrefix starts the labels HeteroFlow sets on tasks itself:
+// the workflow and step a task belongs to, the hub task and owner it was
+// forwarded for. Below operator a submission may not set them, so a task
+// cannot pass for a workflow's step or another user's forwarded task;
+// operators and admins may (a hub forwards with such a key).
+const ReservedLabelPrefix = "heteroflow."
+
+func reservedLabels(p *auth.Principal, labels map[string]string) error {
+	if p.ClusterWide() {
+		return nil
+	}
+	for k := range labels {
+		if strings.HasPrefix(k, ReservedLabelPrefix) {
+			return controlplane.InvalidCode("label_reserved", []string{"label", k},
+				"label %q: the %s prefix is reserved for labels HeteroFlow sets itself", k, ReservedLabelPrefix)
+		}
+	}
+	return nil
 }
 
 // replaySubmit answers a submission whose Idempotency-Key the caller has

@@ -127,3 +127,23 @@ func TestHealthReportsStoreDown(t *testing.T) {
 	require.Nil(t, h.Checks, "anonymous callers see only the status")
 	_ = e.auditor.Flush(context.Background())
 }
+
+// TestReservedLabels: below operator a submission may not set the labels
+// HeteroFlow sets itself (a task would pass for a workflow's step or a
+// forwarded task); operators and admins may, as a hub forwarding does.
+func TestReservedLabels(t *testing.T) {
+	e := newEnv(t)
+	user := e.tokens[controlplane.RoleUser]
+	spec := map[string]any{"name": "fake-step", "command": []string{"true"}, "labels": map[string]string{"heteroflow.workflow": "1"}}
+	status, er := e.apiErr(http.MethodPost, "/api/v1/tasks", user, spec)
+	require.Equal(t, http.StatusBadRequest, status)
+	require.Equal(t, "label_reserved", er.Code)
+	require.Contains(t, er.Message, `label "heteroflow.workflow"`)
+	var l List[TaskJSON]
+	require.Equal(t, http.StatusOK, e.call(http.MethodGet, "/api/v1/tasks?q=fake-step", user, nil, &l))
+	require.Zero(t, l.Total, "nothing stored")
+	spec["labels"] = map[string]string{"team": "ml", "heteroflowish": "ok"}
+	require.Equal(t, http.StatusCreated, e.call(http.MethodPost, "/api/v1/tasks", user, spec, nil), "other labels are the user's")
+	spec["labels"] = map[string]string{"heteroflow.hub/task": "9"}
+	require.Equal(t, http.StatusCreated, e.call(http.MethodPost, "/api/v1/tasks", e.tokens[controlplane.RoleAdmin], spec, nil))
+}

@@ -131,13 +131,20 @@ func (a *API) admitTaskTenant(ctx context.Context, p *auth.Principal, spec *cont
 	return nil
 }
 
-// AdmitForwardedTask applies the tenant admission of POST /tasks to a
-// task the caller has another server run for it (the multi-cluster hub
-// forwards with its own admin key, so the member admits any tenant):
-// spec.Tenant is set to the tenant the task runs in.
+// AdmitForwardedTask applies the tenant admission of POST /tasks, and its
+// refusal of reserved labels, to a task the caller has another server run
+// for it (the multi-cluster hub forwards with its own admin key, so the
+// member admits any tenant and label): spec.Tenant is set to the tenant
+// the task runs in.
 func (a *API) AdmitForwardedTask(ctx context.Context, spec *TaskSpecJSON) error {
 	d := specDomain(*spec)
-	if err := a.admitTaskTenant(ctx, PrincipalFrom(ctx), &d); err != nil {
+	p := PrincipalFrom(ctx)
+	if err := a.admitTaskTenant(ctx, p, &d); err != nil {
+		return err
+	}
+	// The member sees the hub's admin key, so it would take any label:
+	// the hub refuses the reserved ones below operator, as POST /tasks does.
+	if err := reservedLabels(p, d.Labels); err != nil {
 		return err
 	}
 	spec.Tenant = d.Tenant

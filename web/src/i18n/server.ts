@@ -31,6 +31,7 @@ const ZH: Rule[] = [
   [/^password must mix at least (\d+) of: lower case, upper case, digits, symbols$/, (m) => `密码须至少包含小写字母、大写字母、数字、符号中的 ${m[1]} 类`],
   [/^password must not contain the username$/, () => '密码不能包含用户名'],
   [/^allow_best_effort applies to qos silver tasks with devices only$/, () => 'allow_best_effort 仅适用于申请设备的 Silver 任务'],
+  [/^label "(.*)": the heteroflow\. prefix is reserved for labels HeteroFlow sets itself$/, (m) => `标签“${m[1]}”：heteroflow. 前缀保留给 HeteroFlow 自身设置的标签`],
   [
     /^(placed on .*); best-effort: no device that enforces Silver \(CUDA MPS, HAMi-core, vendor limits\) could take it, so it shares the device without enforced limits, as the task allows$/s,
     (m) => `${m[1]}；尽力而为：没有能强制 Silver 限制的设备（CUDA MPS、HAMi-core、厂商限制）可容纳，按任务的允许，在不强制限制的情况下共享该设备`,
