@@ -74,11 +74,16 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut,
 	var key *controlplane.SubmitKey
 	if in.IdempotencyKey != "" {
 		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: SubmitHash(in.Body)}
-		if out, err := a.replaySubmit(ctx, p, key); out != nil || err != nil {
-			return out, err
-		}
 	}
-	spec := specDomain(in.Body)
+	out, _, err := controlplane.SubmitOnce(key,
+		func() (*createTaskOut, bool, error) { return a.replaySubmit(ctx, p, key) },
+		func() (*createTaskOut, error) { return a.newTask(ctx, p, in.Body, key) })
+	return out, err
+}
+
+// newTask admits and stores a submitted task.
+func (a *API) newTask(ctx context.Context, p *auth.Principal, body TaskSpecJSON, key *controlplane.SubmitKey) (*createTaskOut, error) {
+	spec := specDomain(body)
 	// A task spends its tenant's quota: below operator, a caller submits
 	// only into tenants it is a member of (tenancy.go).
 	if err := spec.Validate(); err != nil {
@@ -93,19 +98,13 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut,
 	if err := reservedLabels(p, spec.Labels); err != nil {
 		return nil, err
 	}
-	if !in.Body.WaitForNodes {
+	if !body.WaitForNodes {
 		if err := a.admitTask(ctx, spec); err != nil {
 			return nil, err
 		}
 	}
 	t := &controlplane.Task{Spec: spec, OwnerID: p.UserID, Owner: p.Username, SubmitKey: key}
 	if err := a.store.CreateTask(ctx, t); err != nil {
-		if key != nil && errors.Is(err, controlplane.ErrConflict) {
-			// The same key raced in through another request or server.
-			if out, rerr := a.replaySubmit(ctx, p, key); out != nil || rerr != nil {
-				return out, rerr
-			}
-		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	tracing.Tasks.Remember(ctx, t.ID) // its scheduling cycle continues this request's trace
@@ -113,43 +112,31 @@ func (a *API) createTask(ctx context.Context, in *createTaskIn) (*createTaskOut,
 	return &createTaskOut{Body: taskJSONFor(p, t)}, nil
 }
 
-// ReservedLabelPrefix starts the labels HeteroFlow sets on tasks itself:
-// the workflow and step a task belongs to, the hub task and owner it was
-// forwarded for. Below operator a submission may not set them, so a task
-// cannot pass for a workflow's step or another user's forwarded task;
-// operators and admins may (a hub forwards with such a key).
-const ReservedLabelPrefix = "heteroflow."
-
+// reservedLabels refuses labels HeteroFlow sets itself
+// (controlplane.CheckUnreservedLabels) below operator; operators and
+// admins may set them (a hub forwards with such a key).
 func reservedLabels(p *auth.Principal, labels map[string]string) error {
 	if p.ClusterWide() {
 		return nil
 	}
-	for k := range labels {
-		if strings.HasPrefix(k, ReservedLabelPrefix) {
-			return controlplane.InvalidCode("label_reserved", []string{"label", k},
-				"label %q: the %s prefix is reserved for labels HeteroFlow sets itself", k, ReservedLabelPrefix)
-		}
-	}
-	return nil
+	return controlplane.CheckUnreservedLabels(labels)
 }
 
 // replaySubmit answers a submission whose Idempotency-Key the caller has
 // used before: with the task it created when the request is the same, a
-// coded conflict when it is not; nil, nil when the key is new.
-func (a *API) replaySubmit(ctx context.Context, p *auth.Principal, key *controlplane.SubmitKey) (*createTaskOut, error) {
+// coded conflict when it is not; found false when the key is new.
+func (a *API) replaySubmit(ctx context.Context, p *auth.Principal, key *controlplane.SubmitKey) (*createTaskOut, bool, error) {
 	t, hash, err := a.store.TaskBySubmitKey(ctx, p.UserID, key.Key)
-	if errors.Is(err, controlplane.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("idempotency key: %w", err)
-	}
-	if hash != key.Hash {
-		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_reused", []string{"task", strconv.FormatInt(t.ID, 10)},
-			"Idempotency-Key already used for task %d with a different request", t.ID)
+	switch {
+	case errors.Is(err, controlplane.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("idempotency key: %w", err)
+	case hash != key.Hash:
+		return nil, false, controlplane.KeyReused("task", "task", t.ID)
 	}
 	SetAudit(ctx, "task.create", taskTarget(t.ID))
-	return &createTaskOut{Replayed: "true", Body: taskJSONFor(p, t)}, nil
+	return &createTaskOut{Replayed: "true", Body: taskJSONFor(p, t)}, true, nil
 }
 
 // SubmitHash identifies a submission's request (a task spec, a workflow

@@ -163,10 +163,15 @@ func (h *workflowAPI) submit(ctx context.Context, in *submitWorkflowIn) (*submit
 	var key *controlplane.SubmitKey
 	if in.IdempotencyKey != "" {
 		key = &controlplane.SubmitKey{Key: in.IdempotencyKey, Hash: SubmitHash(in.Body)}
-		if out, err := h.replaySubmit(ctx, p, key); out != nil || err != nil {
-			return out, err
-		}
 	}
+	out, _, err := controlplane.SubmitOnce(key,
+		func() (*submitWorkflowOut, bool, error) { return h.replaySubmit(ctx, p, key) },
+		func() (*submitWorkflowOut, error) { return h.newWorkflow(ctx, p, in.Body, key) })
+	return out, err
+}
+
+// newWorkflow admits and stores a submitted workflow, and wakes the engine.
+func (h *workflowAPI) newWorkflow(ctx context.Context, p *auth.Principal, body WorkflowSubmitJSON, key *controlplane.SubmitKey) (*submitWorkflowOut, error) {
 	// The workflow's tasks run in the caller's current tenant: it must
 	// still admit the caller, as a task submitted there would.
 	probe := controlplane.TaskSpec{}
@@ -175,15 +180,9 @@ func (h *workflowAPI) submit(ctx context.Context, in *submitWorkflowIn) (*submit
 	}
 	// The tenant admitted, not the token's: a token issued before a tenant
 	// switch names the tenant the caller left.
-	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: []byte(in.Body.Document), Params: in.Body.Params,
+	w, _, err := workflow.Submit(ctx, h.st, workflow.Submission{Document: []byte(body.Document), Params: body.Params,
 		OwnerID: p.UserID, Owner: p.Username, Tenant: probe.Tenant, SubmitKey: key})
 	if err != nil {
-		if key != nil && errors.Is(err, controlplane.ErrConflict) {
-			// The same key raced in through another request or server.
-			if out, rerr := h.replaySubmit(ctx, p, key); out != nil || rerr != nil {
-				return out, rerr
-			}
-		}
 		return nil, err
 	}
 	SetAudit(ctx, "workflow.create", workflowTarget(w.ID))
@@ -197,25 +196,23 @@ func (h *workflowAPI) submit(ctx context.Context, in *submitWorkflowIn) (*submit
 
 // replaySubmit answers a submission whose Idempotency-Key the caller has
 // used before: with the workflow it created when the request is the same,
-// a coded conflict when it is not; nil, nil when the key is new.
-func (h *workflowAPI) replaySubmit(ctx context.Context, p *auth.Principal, key *controlplane.SubmitKey) (*submitWorkflowOut, error) {
+// a coded conflict when it is not; found false when the key is new.
+func (h *workflowAPI) replaySubmit(ctx context.Context, p *auth.Principal, key *controlplane.SubmitKey) (*submitWorkflowOut, bool, error) {
 	w, hash, err := h.st.WorkflowBySubmitKey(ctx, p.UserID, key.Key)
-	if errors.Is(err, controlplane.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("idempotency key: %w", err)
-	}
-	if hash != key.Hash {
-		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_reused", []string{"workflow", strconv.FormatInt(w.ID, 10)},
-			"Idempotency-Key already used for workflow %d with a different request", w.ID)
+	switch {
+	case errors.Is(err, controlplane.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("idempotency key: %w", err)
+	case hash != key.Hash:
+		return nil, false, controlplane.KeyReused("workflow", "workflow", w.ID)
 	}
 	SetAudit(ctx, "workflow.create", workflowTarget(w.ID))
 	d, err := h.detail(ctx, w)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return &submitWorkflowOut{Replayed: "true", Body: d.Body}, nil
+	return &submitWorkflowOut{Replayed: "true", Body: d.Body}, true, nil
 }
 
 func (h *workflowAPI) detail(ctx context.Context, w *controlplane.Workflow) (*Body[WorkflowDetailJSON], error) {

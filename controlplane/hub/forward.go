@@ -45,47 +45,36 @@ func (h *Hub) Submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Cal
 	return out, err
 }
 
-// SubmitOnce is Submit made idempotent by the caller's key (nil: none): a
-// key the caller used before answers the task it placed then (replayed
-// true) when the request is the same, and is a coded 409 when it is not or
-// while that first submission is still being forwarded.
+// SubmitOnce is Submit made idempotent by the caller's key (nil: none;
+// controlplane.SubmitOnce): a key the caller used before answers the task
+// it placed then (replayed true) when the request is the same, and is a
+// coded 409 when it is not or while that first submission is still being
+// forwarded.
 func (h *Hub) SubmitOnce(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, bool, error) {
-	if key != nil {
-		if out, err := h.replay(ctx, who, key); out != nil || err != nil {
-			return out, out != nil, err
-		}
-	}
-	out, err := h.submit(ctx, in, who, key)
-	if key != nil && errors.Is(err, controlplane.ErrConflict) {
-		// The same key raced in through another request or hub server.
-		if again, rerr := h.replay(ctx, who, key); again != nil || rerr != nil {
-			return again, again != nil, rerr
-		}
-	}
-	return out, false, err
+	return controlplane.SubmitOnce(key,
+		func() (*apitypes.HubTaskJSON, bool, error) { return h.replay(ctx, who, key) },
+		func() (*apitypes.HubTaskJSON, error) { return h.submit(ctx, in, who, key) })
 }
 
-// replay answers a key the caller has used before; nil, nil when it has not.
-func (h *Hub) replay(ctx context.Context, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, error) {
+// replay answers a key the caller has used before; found false when it has not.
+func (h *Hub) replay(ctx context.Context, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, bool, error) {
 	ft, hash, err := h.store.ForwardedTaskBySubmitKey(ctx, who.ID, key.Key)
-	if errors.Is(err, controlplane.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("idempotency key: %w", err)
-	}
-	id := strconv.FormatInt(ft.ID, 10)
 	switch {
+	case errors.Is(err, controlplane.ErrNotFound):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("idempotency key: %w", err)
 	case hash != key.Hash:
-		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_reused", []string{"hub_task", id},
-			"Idempotency-Key already used for hub task %d with a different request", ft.ID)
+		return nil, false, controlplane.KeyReused("hub_task", "hub task", ft.ID)
 	case ft.State == controlplane.ForwardedForwarding:
 		// The first request is still forwarding: its outcome (a member's
 		// task, or nothing) is not known yet.
-		return nil, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_in_progress", []string{"hub_task", id},
+		return nil, false, controlplane.Coded(controlplane.ErrConflict, "idempotency_key_in_progress",
+			[]string{"hub_task", strconv.FormatInt(ft.ID, 10)},
 			"a submission with this Idempotency-Key is still being forwarded (hub task %d); retry shortly", ft.ID)
 	}
-	return h.Task(ctx, ft.ID, who)
+	out, err := h.Task(ctx, ft.ID, who)
+	return out, err == nil, err
 }
 
 func (h *Hub) submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Caller, key *controlplane.SubmitKey) (*apitypes.HubTaskJSON, error) {
@@ -123,8 +112,8 @@ func (h *Hub) submit(ctx context.Context, in apitypes.HubTaskSubmitJSON, who Cal
 		spec.Labels = map[string]string{}
 	}
 	// The member's task names where it came from.
-	spec.Labels["heteroflow.hub/task"] = strconv.FormatInt(ft.ID, 10)
-	spec.Labels["heteroflow.hub/owner"] = who.Name
+	spec.Labels[controlplane.ReservedLabelPrefix+"hub/task"] = strconv.FormatInt(ft.ID, 10)
+	spec.Labels[controlplane.ReservedLabelPrefix+"hub/owner"] = who.Name
 	t, err := h.forward(ctx, c, spec, idempotencyKey(ft))
 	if err != nil {
 		// Nothing was created there (or the key makes a retry find it):

@@ -404,8 +404,8 @@ func (c *Compiled) expand() error {
 
 // Labels put on every step's task.
 const (
-	LabelWorkflow = "heteroflow.workflow"
-	LabelStep     = "heteroflow.step"
+	LabelWorkflow = controlplane.ReservedLabelPrefix + "workflow"
+	LabelStep     = controlplane.ReservedLabelPrefix + "step"
 )
 
 // TaskSpec renders instance k's task for workflow w. steps gives the

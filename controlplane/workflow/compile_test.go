@@ -114,6 +114,7 @@ func TestCompileRejects(t *testing.T) {
 		{"for_each not a list param", `{name: w, params: {p: s}, steps: [{name: a, for_each: "{{params.p}}", task: {command: [x]}}]}`, "a", "not a list parameter"},
 		{"gang without fan-out", `{name: w, steps: [{name: a, gang: true, task: {command: [x]}}]}`, "a", "gang"},
 		{"bad name", `{name: w, steps: [{name: "a.b", task: {command: [x]}}]}`, "a.b", "letter"},
+		{"reserved label", `{name: w, steps: [{name: a, task: {command: [x], labels: {heteroflow.hub/owner: bob}}}]}`, "a", "reserved"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,6 +204,14 @@ func Parse(doc []byte) (*Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, controlplane.Invalidf("the workflow document: %v", err)
 	}
+	// A step's own labels stay out of the ones the engine sets (the
+	// workflow and step of every task), whoever submits. Checked on a new
+	// document, not on Load, so a workflow stored before keeps running.
+	for _, st := range s.Steps {
+		if err := controlplane.CheckUnreservedLabels(st.Task.Labels); err != nil {
+			return nil, &StepError{Step: st.Name, Err: err}
+		}
+	}
 	return &s, nil
 }
 
