@@ -3,11 +3,10 @@
 // page makes the API refuse it; both languages, no raw keys or English in
 // Chinese. Any JavaScript dialog or uncaught page error fails it.
 import assert from 'node:assert/strict';
-import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
+import { describe } from 'node:test';
+import { ADMIN_PASSWORD, api, consoleSuite, stepper, until } from './harness.mjs';
 
 let server;
-let browser;
 let page;
 let secret;
 const dialogs = [];
@@ -19,18 +18,7 @@ const modal = () => page.locator('.ant-modal').filter({ visible: true });
 const row = () => page.locator(`[data-testid="key-row"][data-name="${NAME}"]`);
 
 describe('API keys page', () => {
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    page = await watchPage(browser, { pageErrors, dialogs, timeout: 30_000 });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    assert.deepEqual(dialogs, [], 'no JavaScript dialog may open');
-    assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
-  });
+  consoleSuite({ dialogs, pageErrors, ready: (s) => ({ server, page } = s) });
 
   step('log in and open the page from the menu (Chinese)', async () => {
     await page.goto(`${server.consoleURL}/login`);

@@ -3,9 +3,9 @@
 // task, render a hostile task name as text, log out. Any JavaScript dialog
 // or uncaught page error fails the run.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
+import { ADMIN_PASSWORD, api, consoleSuite, stepper, until } from './harness.mjs';
 
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 const STEP_TIMEOUT = 90_000;
@@ -13,7 +13,6 @@ const suffix = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e4)}`;
 const newUser = `e2e-user-${suffix}`;
 
 let server;
-let browser;
 let page;
 const dialogs = [];
 const pageErrors = [];
@@ -78,18 +77,7 @@ async function fakeExpiry() {
 const storedRefresh = () => page.evaluate(() => localStorage.getItem('heteroflow.refresh_token'));
 
 describe('web console', () => {
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    page = await watchPage(browser, { pageErrors, dialogs, timeout: 30_000 });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    assert.deepEqual(dialogs, [], 'no JavaScript dialog may open');
-    assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
-  });
+  consoleSuite({ dialogs, pageErrors, ready: (s) => ({ server, page } = s) });
 
   step('anonymous visitor is sent to the login page', async () => {
     await page.goto(`${server.consoleURL}/tasks`);

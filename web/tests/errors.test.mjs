@@ -4,14 +4,13 @@
 // Chinese of its code; in English it is shown as sent. Any JavaScript
 // dialog or uncaught page error fails it.
 import assert from 'node:assert/strict';
-import { after, before, describe } from 'node:test';
-import { ADMIN_PASSWORD, api, launchBrowser, startServer, stepper, until, watchPage } from './harness.mjs';
+import { describe } from 'node:test';
+import { ADMIN_PASSWORD, api, consoleSuite, stepper, until } from './harness.mjs';
 
 const MISSING = 987654;
 const HAN = /\p{Script=Han}/u;
 
 let server;
-let browser;
 let page;
 const dialogs = [];
 const pageErrors = [];
@@ -23,18 +22,7 @@ async function useLang(lang) {
 }
 
 describe('console error texts', () => {
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    page = await watchPage(browser, { pageErrors, dialogs, timeout: 30_000 });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    assert.deepEqual(dialogs, [], 'no JavaScript dialog may open');
-    assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
-  });
+  consoleSuite({ dialogs, pageErrors, ready: (s) => ({ server, page } = s) });
 
   step('log in', async () => {
     const res = await api(server, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });

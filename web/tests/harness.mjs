@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const RESULTS = resolve(import.meta.dirname, '..', 'test-results');
@@ -208,6 +209,29 @@ export async function until(fn, what, timeout = 30_000) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${last}`);
     await sleep(200);
   }
+}
+
+/**
+ * consoleSuite registers, inside a describe, the before and after of a
+ * spec that drives one server through one browser page: ready gets
+ * { server, page } once both run; after the suite both stop, and any
+ * JavaScript dialog or uncaught page error (collected in dialogs and
+ * pageErrors, which the spec may also read) fails it.
+ */
+export function consoleSuite({ ready, dialogs = [], pageErrors = [], timeout = 30_000 }) {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    ready({ server, page: await watchPage(browser, { pageErrors, dialogs, timeout }) });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    assert.deepEqual(dialogs, [], 'no JavaScript dialog may open');
+    assert.deepEqual(pageErrors, [], 'no uncaught error in the page');
+  });
 }
 
 /**
