@@ -5,7 +5,7 @@
 // wizard places the task on a member cluster (HubTarget): vendor and model
 // choices come from the members' devices, the review step chooses the
 // member (or the best one), and the hub's answer goes to onPlaced.
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Descriptions, Form, Modal, Select, Space, Steps, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -96,7 +96,10 @@ export default function TaskWizard({
   // Vendor and model choices come from the devices actually in the cluster
   // (on a hub: in its members).
   const { data: cluster } = useQuery({ queryKey: ['slices'], queryFn: sched.slices, enabled: open && !hub, meta: { inlineErrors: true } });
-  const devices = hub ? memberDevices(hub.members) : (cluster?.items ?? []);
+  // One entry per member device: built once per members list, not per render.
+  const members = hub?.members;
+  const fromMembers = useMemo(() => (members ? memberDevices(members) : null), [members]);
+  const devices = fromMembers ?? cluster?.items ?? [];
 
   const create = useMutation({
     mutationFn: async (s: NewTask): Promise<{ id: number; placed?: HubTask }> => {
